@@ -1,0 +1,5 @@
+"""Entry point for ``python -m moderator``."""
+
+from moderator.cli import main
+
+raise SystemExit(main())

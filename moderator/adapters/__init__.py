@@ -1,0 +1,1 @@
+"""Adapters: the only modules that touch the clock, devices and speech engines."""

@@ -1,0 +1,113 @@
+"""The ``moderator plan`` subcommand: the deck, rounds and hostage counts for a player count."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from moderator.env import Environment
+from moderator.errors import RulesError
+from moderator.game.plan_view import render_plan
+from moderator.game.rules import HOSTAGE_TABLES, MAX_PLAYERS, MIN_PLAYERS, ROUND_COUNTS, GamePlan, make_plan
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``plan`` subcommand."""
+    parser = subparsers.add_parser(
+        "plan",
+        help="show the deck, rounds and hostages for a number of players",
+        description=(
+            "Plan a game of Two Rooms and a Boom: which cards to deal, how long each round lasts, "
+            "how many hostages each room sends, and whether colour share is allowed."
+        ),
+    )
+    add_plan_options(parser, players=True)
+    parser.add_argument("--json", action="store_true", help="print the plan as one line of JSON")
+    parser.set_defaults(func=run)
+
+
+def add_plan_options(parser: argparse.ArgumentParser, *, players: bool) -> None:
+    """The set-up options shared by ``plan`` and ``play`` (``--players N`` only for ``plan``)."""
+    if players:
+        parser.add_argument(
+            "--players",
+            type=int,
+            required=True,
+            metavar="N",
+            help=f"number of players, {MIN_PLAYERS} to {MAX_PLAYERS} (more only with --force)",
+        )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        choices=ROUND_COUNTS,
+        default=3,
+        help="3 rounds (basic, default) or 5 rounds (advanced, needs more than 10 players)",
+    )
+    parser.add_argument(
+        "--bury",
+        action="store_true",
+        help="bury one card: deal a deck one card larger, with the President's Daughter and the Martyr",
+    )
+    parser.add_argument(
+        "--hostage-table",
+        choices=HOSTAGE_TABLES,
+        default="current",
+        help="hostage counts from the current edition (default) or the 2014 leader card",
+    )
+    timing = parser.add_mutually_exclusive_group()
+    timing.add_argument(
+        "--round-minutes",
+        type=float,
+        metavar="M",
+        help="variant: every round lasts M minutes (hostage counts unchanged)",
+    )
+    timing.add_argument(
+        "--durations",
+        metavar="SECONDS,...",
+        help="variant: custom round lengths in seconds, one per round, e.g. 240,180,60",
+    )
+    timing.add_argument(
+        "--no-timer",
+        action="store_true",
+        help="variant: no clock; a round ends when both leaders have announced hostages and are ready",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"allow more than {MAX_PLAYERS} players (the 22+ hostage row applies)",
+    )
+
+
+def plan_from_args(args: argparse.Namespace, *, players: int) -> GamePlan:
+    """The GamePlan the set-up options ask for."""
+    return make_plan(
+        players,
+        rounds=args.rounds,
+        bury=args.bury,
+        hostage_table=args.hostage_table,
+        round_seconds=None if args.round_minutes is None else round(args.round_minutes * 60),
+        durations=None if args.durations is None else parse_durations(args.durations),
+        no_timer=args.no_timer,
+        force=args.force,
+    )
+
+
+def parse_durations(text: str) -> list[int]:
+    """Parse ``--durations`` ("240,180,60") into seconds."""
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise RulesError(
+            f"--durations takes whole seconds separated by commas, e.g. 180,120,60; got {text!r}"
+        ) from None
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    """Build the plan and print it as JSON or as tables."""
+    plan = plan_from_args(args, players=args.players)
+    if args.json:
+        print(json.dumps(plan.to_dict()), file=env.stdout)
+    else:
+        render_plan(plan, env.stdout)
+    return 0

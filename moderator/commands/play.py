@@ -1,0 +1,191 @@
+"""``moderator play``: run a live game in the terminal, by typed commands, saved after every change."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import select
+import sys
+from pathlib import Path
+from typing import Any
+
+from moderator.adapters.clock import SystemClock
+from moderator.commands.plan import add_plan_options, plan_from_args
+from moderator.env import Environment
+from moderator.errors import JournalError, RosterError
+from moderator.game.engine import Engine
+from moderator.game.rules import split_rooms
+from moderator.journal import Journal, Saved, default_path
+from moderator.play import EventLog, PlaySession, restore_state
+from moderator.roster import check_roster, load_roster, parse_names
+from moderator.speech.catalog import load_catalog
+from moderator.speech.grammar import load_grammar
+from moderator.view import headline, render_text
+
+_ROOM_LABEL = {"A": "room A", "B": "room B", "both": "both"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``play`` subcommand."""
+    p = sub.add_parser(
+        "play",
+        help="run a live game in the terminal (typed commands)",
+        description="Run a live game. Type the commands players would say, e.g. 'A: I appoint Alice as "
+        "leader' ('A:' or 'B:' says which room's microphone heard it; without it the room follows from "
+        "the names). Extra keyboard words: 'status' shows both rooms, 'quit' saves and leaves. The game "
+        "is saved after every change; 'moderator play --resume' continues it after a crash.",
+    )
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--players", help="the players' names, comma separated")
+    who.add_argument("--roster", type=Path, help="a roster file: one name per line, or a YAML/JSON list")
+    who.add_argument("--resume", action="store_true", help="continue the saved game (after a crash or 'quit')")
+    p.add_argument("--paused", action="store_true",
+                   help="with --resume: resume paused, with the time the round had when it stopped")
+    p.add_argument("--keyboard", action="store_true",
+                   help="take commands from the keyboard (the only input in this version, so the default)")
+    add_plan_options(p, players=False)
+    p.add_argument("--seed", type=int, help="seed for the random room split (default: random)")
+    p.add_argument("--state", type=Path, help=f"where the game is saved (default {default_path()})")
+    p.add_argument("--events", type=Path, help="append the JSON Lines event log to this file")
+    p.add_argument("--lang", default="en", help="language of the commands and phrases (default en)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    """Start or resume a game and run it until the result, 'quit' or the end of input."""
+    journal = Journal(args.state or default_path())
+    grammar, catalog = None, None
+
+    def build(saved: Saved) -> Engine:
+        engine = Engine(restore_state(saved), clock=SystemClock(saved.epoch), grammar=grammar, catalog=catalog)
+        engine.subscribe(lambda e: _print_event(e, env))
+        if saved.events:
+            engine.subscribe(EventLog(Path(saved.events)))
+        return engine
+
+    if args.resume:
+        saved = journal.load()
+        grammar, catalog = load_grammar(saved.lang), load_catalog(saved.lang)
+        engine = build(saved)
+        if engine.in_state("result"):
+            raise JournalError(f"the saved game at {journal.path} is already over; start a new one")
+        if args.paused and engine.state.deadline is not None:
+            engine.pause_restored(engine.state.deadline - saved.saved_at)
+        engine.say("both", "restored")
+        engine.say_time_left("both")
+        epoch, lang, events = saved.epoch, saved.lang, Path(saved.events) if saved.events else None
+    else:
+        names = _roster(args)
+        plan = plan_from_args(args, players=len(names))
+        grammar, catalog = load_grammar(args.lang), load_catalog(args.lang)
+        a, b = split_rooms(names, random.Random(args.seed))
+        clock = SystemClock()
+        epoch, lang, events = clock.epoch, args.lang, args.events
+        engine = Engine.new(plan, {"A": a, "B": b}, clock=clock, grammar=grammar, catalog=catalog)
+        engine.subscribe(lambda e: _print_event(e, env))
+        if events:
+            engine.subscribe(EventLog(events))
+        engine.begin()
+    session = PlaySession(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build, err=env.stderr)
+    session.save()
+    print(f"(game saved to {journal.path} after every change)", file=env.stdout)
+    if env.interactive:
+        asyncio.run(_tty_loop(session, env))
+    else:
+        _pipe_loop(session, env)
+    if session.finished:
+        print("Game over. Thanks for playing!", file=env.stdout)
+    else:
+        print(f"Game saved. Continue with: moderator play --resume --state {journal.path}", file=env.stdout)
+    return 0
+
+
+def _roster(args: argparse.Namespace) -> list[str]:
+    if args.roster:
+        return load_roster(args.roster)
+    if args.players:
+        return check_roster(parse_names(args.players), source="--players", force=args.force)
+    raise RosterError("say who plays: --players Alice,Bob,... or --roster FILE (or --resume a saved game)")
+
+
+def _print_event(event: dict[str, Any], env: Environment) -> None:
+    if event["type"] == "announce":
+        # In a terminal, prompt_toolkit swaps sys.stdout so that lines print above the prompt.
+        out = sys.stdout if env.interactive else env.stdout
+        print(f"[{_ROOM_LABEL[event['room']]}] {event['text']}", file=out, flush=True)
+
+
+def _keyboard(session: PlaySession, line: str, env: Environment) -> bool:
+    """Keyboard-only words. Returns False when the player asked to quit."""
+    word = line.strip().lower()
+    if word in ("quit", "exit"):
+        return False
+    if word == "status":
+        print(render_text(session.engine), file=env.stdout, flush=True)
+    else:
+        session.feed(line)
+    return True
+
+
+def _pipe_loop(session: PlaySession, env: Environment) -> None:
+    """Lines from a pipe or file; timers keep firing between lines."""
+    try:
+        fd = env.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+    if fd is None:  # an in-memory stdin (tests): no waiting possible, just read it
+        for line in env.stdin:
+            session.tick()
+            if not _keyboard(session, line, env) or session.finished:
+                return
+        return
+    buffer = b""
+    while not session.finished:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        session.tick()
+        if not ready:
+            continue
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return
+        buffer += chunk
+        while b"\n" in buffer:
+            raw, buffer = buffer.split(b"\n", 1)
+            if not _keyboard(session, raw.decode("utf-8", "replace"), env) or session.finished:
+                return
+
+
+async def _tty_loop(session: PlaySession, env: Environment) -> None:
+    """An interactive terminal: a prompt with the live view of both rooms beneath it."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.formatted_text import ANSI
+    from prompt_toolkit.patch_stdout import patch_stdout
+
+    prompt: PromptSession[str] = PromptSession()
+
+    async def ticker() -> None:
+        while True:
+            session.tick()
+            await asyncio.sleep(0.05)
+
+    def toolbar() -> ANSI:
+        width = os.get_terminal_size().columns if env.stdout.isatty() else 100
+        return ANSI(render_text(session.engine, width=width, color=True))
+
+    with patch_stdout():
+        task = asyncio.create_task(ticker())
+        try:
+            while not session.finished:
+                try:
+                    line = await prompt.prompt_async(
+                        "say> ", bottom_toolbar=toolbar, refresh_interval=0.25,
+                        placeholder=lambda: headline(session.engine),
+                    )
+                except (EOFError, KeyboardInterrupt):
+                    return
+                if not _keyboard(session, line, env):
+                    return
+        finally:
+            task.cancel()

@@ -1,0 +1,293 @@
+"""The rules of each command: check first (raising ``Refusal``), then return the change to apply.
+
+Every function here takes the engine, the command's slots and its room, and
+either raises ``Refusal`` (nothing has changed) or returns a zero-argument
+callable that applies the change. The engine emits the ``command`` event
+between the two, so the log reads command first, consequences after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from moderator.game.state import RoomState, other
+
+if TYPE_CHECKING:
+    from moderator.game.engine import Engine
+
+Apply = Callable[[], None]
+Slots = dict[str, Any]
+
+
+class Refusal(Exception):
+    """A command breaks a rule or does not fit now. ``key`` is a phrase id, ``slots`` fill it."""
+
+    def __init__(self, key: str, **slots: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.slots = slots
+
+
+def _room(eng: Engine, room: str | None) -> RoomState:
+    if room is None:
+        raise Refusal("refuse.which_room")
+    return eng.state.rooms[room]
+
+
+def _in_room(eng: Engine, player: str, room: str, key: str = "refuse.wrong_room") -> None:
+    where = eng.state.room_of(player)
+    if where != room:
+        raise Refusal(key, player=player, their_room=where, room=room)
+
+
+def _no_leader_yet(eng: Engine, room: str) -> None:
+    leader = eng.state.rooms[room].leader
+    if leader is not None:
+        raise Refusal("refuse.has_leader", room=room, leader=leader)
+
+
+# --- leaders -------------------------------------------------------------------------------
+
+
+def appoint(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """A first leader, appointed by another player of the room."""
+    _room(eng, room)
+    assert room is not None
+    player, by = slots["player"], slots.get("by")
+    _no_leader_yet(eng, room)
+    _in_room(eng, player, room)
+    if by is not None:
+        if by == player:
+            raise Refusal("refuse.self_appoint", player=player)
+        _in_room(eng, by, room)
+    return lambda: eng.set_leader(room, player, "appointed")
+
+
+def appoint_you(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """ "I appoint you as leader": ask which room (shared mic), then who."""
+    if room is None:
+        def ask_room() -> None:
+            eng.state.asked_room = True
+            eng.say("both", "ask.which_room")
+        return ask_room
+    _no_leader_yet(eng, room)
+
+    def ask_name() -> None:
+        eng.state.rooms[room].asked_leader = True
+        eng.say(room, "ask.who_leader", room=room)
+    return ask_name
+
+
+def room_answer(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """ "room A", the answer to "Which room?"."""
+    if not eng.state.asked_room:
+        raise Refusal("refuse.not_asked")
+    target = slots["room"]
+    _no_leader_yet(eng, target)
+
+    def apply() -> None:
+        eng.state.asked_room = False
+        eng.state.rooms[target].asked_leader = True
+        eng.say(target, "ask.who_leader", room=target)
+    return apply
+
+
+def name_answer(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """A bare name, the answer to "Who is the new leader of room A?"."""
+    player = slots["player"]
+    asked = [r for r, s in eng.state.rooms.items() if s.asked_leader and (room is None or r == room)]
+    if not asked:
+        raise Refusal("refuse.not_asked_name", player=player)
+    target = asked[0] if len(asked) == 1 else eng.state.room_of(player)
+    assert target is not None
+    _in_room(eng, player, target)
+    _no_leader_yet(eng, target)
+    return lambda: eng.set_leader(target, player, "appointed")
+
+
+def offer(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """Abdication: the leader offers leadership to a player of the room."""
+    leader, player = slots["leader"], slots["player"]
+    state = _room(eng, room)
+    assert room is not None
+    if state.leader != leader:
+        if state.leader is None:
+            raise Refusal("refuse.no_leader", room=room)
+        raise Refusal("refuse.not_leader", player=leader, room=room, leader=state.leader)
+    _in_room(eng, player, room)
+    if player == leader:
+        raise Refusal("refuse.offer_self", player=player)
+    if state.offer is not None:
+        raise Refusal("refuse.offer_open", leader=state.offer[0], player=state.offer[1])
+    if state.no_giveback == [leader, player]:
+        raise Refusal("refuse.givesy_backsy", leader=leader, player=player)
+
+    def apply() -> None:
+        state.offer = [leader, player]
+        eng.say(room, "offer.made", leader=leader, player=player)
+    return apply
+
+
+def answer_offer(eng: Engine, slots: Slots, room: str | None, accepted: bool) -> Apply:
+    """The offered player accepts or refuses."""
+    player = slots["player"]
+    state = _room(eng, room)
+    assert room is not None
+    if state.offer is None or state.offer[1] != player:
+        raise Refusal("refuse.no_offer", player=player)
+    giver = state.offer[0]
+
+    def apply() -> None:
+        state.offer = None
+        if accepted:
+            eng.set_leader(room, player, "abdicated")
+            state.no_giveback = [player, giver]
+        else:
+            eng.say(room, "offer.refused", player=player, leader=giver)
+    return apply
+
+
+def usurp(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """More than half of the room points at one player, who becomes leader."""
+    votes, player = int(slots["votes"]), slots["player"]
+    state = _room(eng, room)
+    assert room is not None
+    _in_room(eng, player, room)
+    size = len(state.members)
+    if state.leader is None:
+        raise Refusal("refuse.usurp_no_leader", room=room)
+    if state.leader == player:
+        raise Refusal("refuse.already_leader", player=player, room=room)
+    if votes > size:
+        raise Refusal("refuse.too_many_votes", votes=votes, room=room, size=size)
+    if votes * 2 <= size:
+        raise Refusal("refuse.not_majority", votes=votes, room=room, size=size, needed=size // 2 + 1)
+    return lambda: eng.set_leader(room, player, "usurped")
+
+
+# --- end of round --------------------------------------------------------------------------
+
+
+def ready(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """No-timer variant: a leader says the room is ready to end the round."""
+    target = slots["room"]
+    if eng.round_seconds() is not None:
+        raise Refusal("refuse.ready_timed")
+    state = eng.state.rooms[target]
+    if state.leader is None:
+        raise Refusal("refuse.no_leader", room=target)
+    if state.ready:
+        raise Refusal("refuse.already_ready", room=target)
+
+    def apply() -> None:
+        state.ready = True
+        eng.say("both", "round.ready", room=target)
+        if all(r.ready for r in eng.state.rooms.values()):
+            eng.round_over()
+    return apply
+
+
+def hostages(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """A leader names the round's hostages; the choice locks at once."""
+    players: list[str] = list(slots["players"])
+    state = _room(eng, room)
+    assert room is not None
+    if state.hostages is not None:
+        raise Refusal("refuse.hostages_locked", room=room, players=eng.names(state.hostages))
+    for p in players:
+        _in_room(eng, p, room, "refuse.hostage_wrong_room")
+    if state.leader is None:
+        raise Refusal("refuse.no_leader", room=room)
+    if state.leader in players:
+        raise Refusal("refuse.hostage_leader", player=state.leader, room=room)
+    dupes = sorted({p for p in players if players.count(p) > 1})
+    if dupes:
+        raise Refusal("refuse.hostage_twice", player=dupes[0])
+    due = eng.hostages_due()
+    if len(players) != due:
+        raise Refusal("refuse.hostage_count", room=room, due=eng.count("hostage", due), named=len(players))
+    return lambda: eng.lock_hostages(room, players)
+
+
+def met(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """The leaders have met: the next round's timer starts, then the exchange."""
+    return eng.leaders_met
+
+
+# --- reveal --------------------------------------------------------------------------------
+
+
+def predict(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """The Gambler predicts the winning team before anyone else reveals."""
+    team = slots["team"]
+
+    def apply() -> None:
+        eng.state.prediction = team
+        eng.fire("predict")
+        eng.say("both", "reveal.predicted", team=eng.text(f"team.{team}"))
+        eng.say("both", "reveal.everyone")
+    return apply
+
+
+def reveal(eng: Engine, slots: Slots, room: str | None) -> Apply:
+    """The players tell the moderator who holds the President and the Bomber."""
+    role, player = slots["role"], slots["player"]
+    other_role = "bomber" if role == "president" else "president"
+    if getattr(eng.state, other_role) == player:
+        raise Refusal("refuse.same_card", player=player, role=eng.text(f"role.{other_role}"))
+
+    def apply() -> None:
+        setattr(eng.state, role, player)
+        eng.say("both", "reveal.noted", role=eng.text(f"role.{role}"), player=player,
+                room=eng.state.room_of(player))
+        if eng.state.president and eng.state.bomber:
+            eng.decide()
+    return apply
+
+
+# --- questions -----------------------------------------------------------------------------
+
+
+def query(eng: Engine, slots: Slots, room: str | None, intent: str) -> Apply:
+    """Questions that change nothing: time left, repeat, help."""
+    where = room or "both"
+    if intent == "time":
+        return lambda: eng.say_time_left(where)
+    if intent == "repeat":
+        said = eng.state.last_said.get(where)
+        if said is None:
+            raise Refusal("refuse.nothing_to_repeat")
+        return lambda: eng.say(where, said[0], _text=said[1])
+    return lambda: eng.say(where, "help", commands=eng.help_text())
+
+
+def room_of_command(eng: Engine, intent: str, slots: Slots, mic_room: str | None) -> str | None:
+    """The room a command is about: the mic's room, else the room of the names said.
+
+    Raises Refusal when names of both rooms are mixed, or a name is in the
+    other room than the mic's.
+    """
+    names: list[str] = []
+    for key in ("by", "leader", "player"):
+        if key in slots and intent != "reveal":
+            names.append(slots[key])
+    names += list(slots.get("players", ()))
+    if intent in ("ready", "room_answer"):
+        return slots["room"]
+    if not names:
+        return mic_room
+    rooms = {eng.state.room_of(n) for n in names}
+    if mic_room is None and len(rooms) > 1:
+        a = [n for n in names if eng.state.room_of(n) == "A"]
+        b = [n for n in names if eng.state.room_of(n) == "B"]
+        raise Refusal("refuse.mixed_rooms", a=eng.names(a), b=eng.names(b))
+    if mic_room is not None:
+        if intent == "name_answer":
+            return mic_room
+        for n in names:
+            if eng.state.room_of(n) != mic_room:
+                key = "refuse.hostage_wrong_room" if intent == "hostages" else "refuse.wrong_room"
+                raise Refusal(key, player=n, their_room=other(mic_room), room=mic_room)
+        return mic_room
+    return rooms.pop()

@@ -1,0 +1,433 @@
+"""The game engine: commands and timers in, events and announcements out. Pure: time comes from a Clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+from moderator.game import actions
+from moderator.game.actions import Refusal
+from moderator.game.rules import GamePlan
+from moderator.game.state import ROOMS, GameState, RoomState
+from moderator.game.statechart import SEP, Statechart, load_statechart
+from moderator.ports import Announcer, Clock
+from moderator.settings import Schedule
+from moderator.speech.catalog import Catalog
+from moderator.speech.grammar import Grammar, NoParse, Parsed
+from moderator.timers import Scheduler
+
+Event = dict[str, Any]
+Listener = Callable[[Event], None]
+
+_ACTIONS: dict[str, Callable[..., actions.Apply]] = {
+    "start": lambda eng, slots, room: eng.start_game,
+    "appoint": actions.appoint,
+    "appoint_you": actions.appoint_you,
+    "name_answer": actions.name_answer,
+    "room_answer": actions.room_answer,
+    "offer": actions.offer,
+    "accept": partial(actions.answer_offer, accepted=True),
+    "refuse": partial(actions.answer_offer, accepted=False),
+    "usurp": actions.usurp,
+    "ready": actions.ready,
+    "hostages": actions.hostages,
+    "met": actions.met,
+    "pause": lambda eng, slots, room: eng.pause,
+    "resume": lambda eng, slots, room: eng.resume,
+    "time": partial(actions.query, intent="time"),
+    "repeat": partial(actions.query, intent="repeat"),
+    "help": partial(actions.query, intent="help"),
+    "undo": lambda eng, slots, room: eng.undo,
+    "confirm": lambda eng, slots, room: eng.confirm(slots),
+    "predict": actions.predict,
+    "reveal": actions.reveal,
+}
+#: Commands that "undo" can take back (until something locks).
+_UNDOABLE = {"appoint", "name_answer", "offer", "accept", "refuse", "usurp", "ready"}
+
+
+class _Flow:
+    """The model object ``transitions`` drives; it only holds the state."""
+
+    state: str | list[str]
+
+
+class Engine:
+    """Runs one game. Feed it commands (``handle_text``) and time (``tick``); listen to its events."""
+
+    def __init__(
+        self,
+        state: GameState,
+        *,
+        clock: Clock,
+        grammar: Grammar,
+        catalog: Catalog,
+        chart: Statechart | None = None,
+        schedule: Schedule = Schedule(),
+        announcer: Announcer | None = None,
+    ) -> None:
+        self.state = state
+        self.clock = clock
+        self.grammar = grammar
+        self.catalog = catalog
+        self.chart = chart or load_statechart()
+        self.schedule = schedule
+        self.announcer = announcer
+        self.flow = _Flow()
+        self.chart.build(self.flow, initial=state.machine)
+        self.timers = Scheduler()
+        self.version = 0
+        self._listeners: list[Listener] = []
+        self._undo: list[GameState] = []
+        self._schedule_round()
+
+    @classmethod
+    def new(cls, plan: GamePlan, rooms: dict[str, Sequence[str]], **kwargs: Any) -> Engine:
+        """A game in set-up with the given plan and rooms."""
+        players = [p for r in ROOMS for p in rooms[r]]
+        state = GameState(
+            players=players,
+            rooms={r: RoomState(members=list(rooms[r])) for r in ROOMS},
+            plan=plan.to_dict(),
+        )
+        return cls(state, **kwargs)
+
+    # --- events ----------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener`` with every event from now on."""
+        self._listeners.append(listener)
+
+    def emit(self, type_: str, **fields: Any) -> Event:
+        """Send an event to every listener."""
+        event: Event = {"t": round(self.clock.now(), 3), "type": type_, **fields}
+        self.version += 1
+        for listener in self._listeners:
+            listener(event)
+        return event
+
+    def text(self, key: str, /, **slots: Any) -> str:
+        """A phrase of the catalogue."""
+        return self.catalog.render(key, **slots)
+
+    def say(self, room: str, key: str, /, _text: str | None = None, **slots: Any) -> None:
+        """Announce a phrase in room A, B or both."""
+        text = _text if _text is not None else self.text(key, **slots)
+        for where in (ROOMS if room == "both" else (room,)):
+            self.state.last_said[where] = [key, text]
+        self.state.last_said["both"] = [key, text]
+        self.emit("announce", room=room, key=key, text=text)
+        if self.announcer is not None:
+            self.announcer.announce(room, key, text)
+
+    def names(self, players: Sequence[str]) -> str:
+        """ "Bob", "Bob and Carol", "Bob, Carol and Dave"."""
+        return self.catalog.join(list(players))
+
+    def count(self, word: str, n: int) -> str:
+        """ "1 hostage", "2 hostages"."""
+        return self.catalog.count(word, n)
+
+    def fire(self, trigger: str) -> None:
+        """Fire a statechart trigger and emit a ``state`` event for every state entered."""
+        before = self._active()
+        self.flow.trigger(trigger)  # type: ignore[attr-defined]
+        self.state.machine = self.flow.state
+        for name in self.chart.state_names():
+            if name in self._active() and name not in before:
+                self.emit("state", state=name)
+
+    def _active(self) -> set[str]:
+        leaves = self.flow.state if isinstance(self.flow.state, list) else [self.flow.state]
+        parts = (leaf.split(SEP) for leaf in leaves)
+        return {SEP.join(p[: i + 1]) for p in parts for i in range(len(p))}
+
+    def in_state(self, name: str) -> bool:
+        """True when ``name`` (or a state nested in it) is active."""
+        return name in self._active()
+
+    # --- commands ----------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Enter the briefing of a new game (does nothing for a restored one)."""
+        if self.state.machine == self.chart.initial:
+            self.emit("state", state=self.chart.initial)
+            self.fire("deal")
+            plan = self.state.plan
+            self.say("both", "briefing", players=len(self.state.players),
+                     rounds=len(plan["rounds"]),
+                     room_a=self.names(self.state.rooms["A"].members),
+                     room_b=self.names(self.state.rooms["B"].members))
+
+    def handle_text(self, text: str, room: str | None = None) -> bool:
+        """Parse a typed line or transcript and apply it. Returns True when accepted."""
+        parsed = self.grammar.parse(text, self.state.players)
+        if isinstance(parsed, NoParse):
+            self._reject(room, text, "refuse.parse", {"reason": parsed.reason}, intent=None)
+            return False
+        return self.handle(parsed, room)
+
+    def handle(self, parsed: Parsed, room: str | None = None) -> bool:
+        """Apply a parsed command heard in ``room`` (None: a shared input). True when accepted."""
+        saved = self.state.copy()
+        try:
+            where = actions.room_of_command(self, parsed.intent, parsed.slots, room)
+            trigger = self.chart.intents[parsed.intent].format(room=where or "A")
+            if not self.flow.may_trigger(trigger):  # type: ignore[attr-defined]
+                raise self._not_now(parsed.intent, where)
+            apply = _ACTIONS[parsed.intent](self, parsed.slots, where)
+        except Refusal as refusal:
+            self.state = saved
+            self._reject(room, parsed.text, refusal.key, refusal.slots, intent=parsed.intent)
+            return False
+        if parsed.intent in _UNDOABLE:
+            self._undo.append(saved)
+        self.emit("command", room=where or "both", intent=parsed.intent, slots=parsed.slots, text=parsed.text)
+        apply()
+        if parsed.intent not in _UNDOABLE and parsed.intent not in ("time", "repeat", "help", "undo"):
+            self._undo.clear()
+        return True
+
+    def _reject(self, room: str | None, text: str, key: str, slots: dict[str, Any], *, intent: str | None) -> None:
+        reason = self.text(key, **slots)
+        self.emit("rejected", room=room or "both", text=text, reason=reason, key=key, intent=intent)
+        self.say(room or "both", key, _text=reason)
+
+    def _not_now(self, intent: str, room: str | None) -> Refusal:
+        if intent == "hostages" and room and self.state.rooms[room].hostages is not None:
+            return Refusal("refuse.hostages_locked", room=room, players=self.names(self.state.rooms[room].hostages or []))
+        leaf = self.flow.state[0] if isinstance(self.flow.state, list) else self.flow.state
+        top = leaf.split(SEP)[0]
+        situation = self.text(f"situation.{leaf if top == 'round' else top}")
+        return Refusal("refuse.not_now", action=self.text(f"action.{intent}"), situation=situation)
+
+    def help_text(self) -> str:
+        """Example phrasings of what can be said now."""
+        asked = self.state.asked_room or any(r.asked_leader for r in self.state.rooms.values())
+        hidden = {"confirm"} | (set() if asked else {"name_answer", "room_answer"})
+        allowed = [
+            intent for intent, trigger in self.chart.intents.items()
+            if intent not in hidden
+            and any(self.flow.may_trigger(trigger.format(room=r)) for r in ROOMS)  # type: ignore[attr-defined]
+        ]
+        return self.catalog.join([self.text(f"example.{i}") for i in allowed])
+
+    # --- game steps --------------------------------------------------------------------------
+
+    def set_leader(self, room: str, player: str, how: str) -> None:
+        """Make ``player`` the leader of ``room``."""
+        state = self.state.rooms[room]
+        state.leader, state.offer, state.no_giveback, state.asked_leader = player, None, None, False
+        self.emit("leader", room=room, player=player, how=how)
+        self.say(room, f"leader.{how}", player=player, room=room)
+
+    def start_game(self) -> None:
+        """ "start the game": round 1 begins."""
+        self.fire("start")
+        self._start_round(1)
+
+    def round_seconds(self) -> int | None:
+        """The current round's duration (None in the no-timer variant)."""
+        return self._round_spec()["seconds"]
+
+    def hostages_due(self) -> int:
+        """Hostages each room sends this round."""
+        return int(self._round_spec()["hostages"])
+
+    def _round_spec(self) -> dict[str, Any]:
+        return self.state.plan["rounds"][max(self.state.round, 1) - 1]
+
+    def last_round(self) -> bool:
+        """True in the game's final round."""
+        return self.state.round >= len(self.state.plan["rounds"])
+
+    def _start_round(self, number: int) -> None:
+        s = self.state
+        s.round, s.fired, s.remaining = number, [], None
+        for room in s.rooms.values():
+            room.no_giveback, room.offer, room.ready = None, None, False
+        seconds = self.round_seconds()
+        s.deadline = None if seconds is None else self.clock.now() + seconds
+        due = self.hostages_due()
+        self.emit("round_start", round=number, seconds=seconds, hostages={r: due for r in ROOMS})
+        self._schedule_round()
+        length = self.text("untimed") if seconds is None else self.catalog.duration(seconds)
+        self.say("both", "round.start", round=number, duration=length, hostages=self.count("hostage", due))
+
+    def pause(self) -> None:
+        """Stop the round's clock."""
+        if self.state.deadline is not None:
+            self.state.remaining = max(0.0, self.state.deadline - self.clock.now())
+        self.state.deadline = None
+        self.timers.cancel("round")
+        self.fire("pause")
+        self.say("both", "paused", left=self._left_text())
+
+    def resume(self) -> None:
+        """Restart the round's clock with the time it had."""
+        if self.state.remaining is not None:
+            self.state.deadline = self.clock.now() + self.state.remaining
+        self.state.remaining = None
+        self.fire("resume")
+        self._schedule_round()
+        self.say("both", "resumed", left=self._left_text())
+
+    def time_left(self) -> float | None:
+        """Seconds left in the running or paused round; None when untimed or no round runs."""
+        if self.state.deadline is not None:
+            return max(0.0, self.state.deadline - self.clock.now())
+        return self.state.remaining
+
+    def _left_text(self) -> str:
+        left = self.time_left()
+        return self.text("untimed") if left is None else self.catalog.duration(left)
+
+    def say_time_left(self, room: str) -> None:
+        """Answer "how much time is left"."""
+        if self.in_state("round.running") and self.time_left() is not None:
+            self.say(room, "time.left", left=self._left_text(), round=self.state.round)
+        elif self.in_state("round.paused"):
+            self.say(room, "time.paused", left=self._left_text(), round=self.state.round)
+        elif self.in_state("round"):
+            self.say(room, "time.untimed", round=self.state.round)
+        elif self.in_state("hostages") or self.in_state("parley"):
+            self.say(room, "time.up", round=self.state.round)
+        else:
+            self.say(room, "time.none")
+
+    def round_over(self) -> None:
+        """Time is up (or both rooms are ready): hostage selection."""
+        self.timers.cancel("round")
+        self.state.deadline = self.state.remaining = None
+        for room in self.state.rooms.values():
+            room.offer = None
+        self._undo.clear()
+        self.fire("time_up")
+        self.emit("round_end", round=self.state.round)
+        self.say("both", "time.over", round=self.state.round)
+        due = self.count("hostage", self.hostages_due())
+        for name, room in self.state.rooms.items():
+            if room.leader is None:
+                self.say(name, "hostages.no_leader", room=name, hostages=due)
+            else:
+                self.say(name, "hostages.due", room=name, leader=room.leader, hostages=due)
+
+    def lock_hostages(self, room: str, players: list[str]) -> None:
+        """Lock a room's hostage choice; when both are locked, send the leaders to parley."""
+        self.state.rooms[room].hostages = players
+        self.fire(f"hostages_{room}")
+        self.emit("hostages", room=room, players=players)
+        self.say(room, "hostages.locked", players=self.names(players))
+        if all(r.hostages is not None for r in self.state.rooms.values()):
+            self.fire("all_locked")
+            self.say("both", "parley.last" if self.last_round() else "parley")
+
+    def leaders_met(self) -> None:
+        """The parley is over: start the next round's timer, then exchange the hostages."""
+        self.fire("met")
+        last = self.last_round()
+        if not last:
+            self._start_round(self.state.round + 1)
+        rooms = self.state.rooms
+        to_a, to_b = list(rooms["B"].hostages or []), list(rooms["A"].hostages or [])
+        rooms["A"].members = [p for p in rooms["A"].members if p not in to_b] + to_a
+        rooms["B"].members = [p for p in rooms["B"].members if p not in to_a] + to_b
+        for r in rooms.values():
+            r.hostages = None
+        self.emit("exchange", to_A=to_a, to_B=to_b)
+        self.say("both", "exchange", to_a=self.names(to_a), to_b=self.names(to_b))
+        if not last:
+            self.fire("next_round")
+            return
+        self.fire("end_game")
+        self.emit("game_over", rooms={r: list(rooms[r].members) for r in ROOMS})
+        self.say("both", "game.over")
+        if self.state.plan["deck"].get("gambler"):
+            self.fire("ask_gambler")
+            self.say("both", "reveal.gambler_buried" if self.state.plan["buried"] else "reveal.gambler")
+        else:
+            self.fire("ask_reveal")
+            self.say("both", "reveal.everyone")
+
+    def decide(self) -> None:
+        """Both cards are known: announce the winner."""
+        s = self.state
+        where_p, where_b = s.room_of(s.president or ""), s.room_of(s.bomber or "")
+        s.winner = "red" if where_p == where_b else "blue"
+        result: dict[str, Any] = {"winner": s.winner, "president": s.president, "bomber": s.bomber,
+                                  "rooms": {r: list(s.rooms[r].members) for r in ROOMS}}
+        if s.prediction is not None:
+            result["gambler"] = "right" if s.prediction == s.winner else "wrong"
+        self.fire("decide")
+        self.emit("result", **result)
+        key = "result.red" if s.winner == "red" else "result.blue"
+        self.say("both", key, president=s.president, bomber=s.bomber, room_p=where_p, room_b=where_b)
+        if s.prediction is not None:
+            self.say("both", f"result.gambler_{result['gambler']}", team=self.text(f"team.{s.prediction}"))
+
+    def undo(self) -> None:
+        """Take back the last change that is not locked."""
+        if not self._undo:
+            raise Refusal("refuse.nothing_to_undo")
+        before = self.state
+        self.state = self._undo.pop()
+        self.state.last_said = before.last_said
+        self.emit("undo")
+        for room in ROOMS:
+            if self.state.rooms[room].leader != before.rooms[room].leader:
+                self.emit("leader", room=room, player=self.state.rooms[room].leader, how="undone")
+        self.say("both", "undone")
+
+    def confirm(self, slots: dict[str, Any]) -> actions.Apply:
+        """ "yes"/"no": answers a read-back; typed commands are never read back."""
+        raise Refusal("refuse.nothing_to_confirm")
+
+    # --- time --------------------------------------------------------------------------------
+
+    def _schedule_round(self) -> None:
+        """(Re)schedule the announcements of the running round from its deadline."""
+        self.timers.cancel("round")
+        s = self.state
+        if s.deadline is None:
+            return
+        now = self.clock.now()
+        left = s.deadline - now
+        marks = [("warn", m) for m in self.schedule.warnings]
+        marks += [("count", n) for n in range(self.schedule.countdown, 0, -1)]
+        if s.round == 1 and self.schedule.leader_nag:
+            marks.append(("nag", self.schedule.leader_nag))
+        for name, mark in marks:
+            if f"{name}:{mark}" not in s.fired and mark < left:
+                self.timers.at(s.deadline - mark, name, group="round", data=mark)
+        self.timers.at(max(s.deadline, now), "time_up", group="round", data=0)
+
+    def next_due(self) -> float | None:
+        """When the next timer fires (None: nothing scheduled)."""
+        return self.timers.next_due()
+
+    def tick(self) -> None:
+        """Fire every timer that is due now, in order."""
+        while (timer := self.timers.pop_next(self.clock.now())) is not None:
+            self.state.fired.append(f"{timer.name}:{timer.data}")
+            if timer.name == "warn":
+                self.say("both", "time.warning", left=self.catalog.duration(timer.data))
+            elif timer.name == "count":
+                self.say("both", "time.count", n=timer.data)
+            elif timer.name == "nag":
+                for name, room in self.state.rooms.items():
+                    if room.leader is None:
+                        self.say(name, "leader.nag", room=name)
+            elif timer.name == "time_up":
+                self.round_over()
+
+    def pause_restored(self, remaining: float) -> None:
+        """After a crash, pause the running round with the time it had when it died."""
+        self.state.deadline = self.clock.now() + remaining
+        if self.in_state("round.running"):
+            self.pause()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state to journal."""
+        return self.state.to_dict()
+

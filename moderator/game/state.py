@@ -1,0 +1,88 @@
+"""The game's data: rooms, leaders, hostages, the round's clock. Serialisable, so it can be journaled."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from moderator.errors import JournalError
+
+ROOMS = ("A", "B")
+
+
+def other(room: str) -> str:
+    """The other room."""
+    return "B" if room == "A" else "A"
+
+
+@dataclass
+class RoomState:
+    """One room's members and leadership."""
+
+    members: list[str]
+    leader: str | None = None
+    #: Hostages named and locked this round (None until locked).
+    hostages: list[str] | None = None
+    #: No-timer variant: the leader said the room is ready.
+    ready: bool = False
+    #: An open abdication offer: [leader, player].
+    offer: list[str] | None = None
+    #: "No givesy-backsies": [new leader, giver]; the new leader cannot hand back to the giver this round.
+    no_giveback: list[str] | None = None
+    #: The moderator asked "Who is the new leader of this room?".
+    asked_leader: bool = False
+
+
+@dataclass
+class GameState:
+    """Everything needed to continue a game after a crash."""
+
+    players: list[str]
+    rooms: dict[str, RoomState]
+    #: The plan as ``GamePlan.to_dict()`` plus the variant flags.
+    plan: dict[str, Any]
+    machine: str | list[str] = "setup"
+    round: int = 0
+    #: Game-clock time when the running round's time is up; None when paused or untimed.
+    deadline: float | None = None
+    #: Seconds left while paused.
+    remaining: float | None = None
+    #: Schedule marks (seconds before the end) already announced this round.
+    fired: list[float] = field(default_factory=list)
+    #: Shared mic: "I appoint you as leader" waits for "room A".
+    asked_room: bool = False
+    prediction: str | None = None
+    president: str | None = None
+    bomber: str | None = None
+    winner: str | None = None
+    #: The last announcement per room (for "repeat that"): [key, text].
+    last_said: dict[str, list[str]] = field(default_factory=dict)
+
+    def room_of(self, player: str) -> str | None:
+        """The room a player is in."""
+        for name, room in self.rooms.items():
+            if player in room.members:
+                return name
+        return None
+
+    def copy(self) -> GameState:
+        """A deep copy, for undo."""
+        return copy.deepcopy(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameState:
+        """Rebuild from ``to_dict`` output; a malformed file is a JournalError."""
+        try:
+            rooms = {name: RoomState(**room) for name, room in data["rooms"].items()}
+            fields = {k: v for k, v in data.items() if k != "rooms"}
+            state = cls(rooms=rooms, **fields)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise JournalError(f"the saved game is damaged: {exc}") from exc
+        if set(state.rooms) != set(ROOMS):
+            raise JournalError("the saved game is damaged: it must have rooms A and B")
+        return state

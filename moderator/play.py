@@ -1,0 +1,112 @@
+"""A live game at the keyboard: typed lines and clock ticks in, saved after every change."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from moderator.errors import ModeratorError
+from moderator.game.engine import Engine
+from moderator.game.state import GameState
+from moderator.journal import Journal, Saved
+
+_PREFIX = re.compile(r"^\s*(?:room\s+)?([ab])\s*[:>]\s*(.*)$", re.IGNORECASE)
+
+
+def split_room(line: str) -> tuple[str | None, str]:
+    """ "A: hostages Bob" → ("A", "hostages Bob"); no prefix → (None, line): the room follows from the names."""
+    m = _PREFIX.match(line)
+    if m:
+        return m.group(1).upper(), m.group(2).strip()
+    return None, line.strip()
+
+
+class EventLog:
+    """Appends events to a JSON Lines file, one flushed line each (a kill loses nothing written)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh: TextIO = self.path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise ModeratorError(f"cannot write the event log {path}: {exc.strerror or exc}") from exc
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        """Close the file."""
+        self._fh.close()
+
+
+class PlaySession:
+    """Feeds lines and ticks to the engine and journals the game after every change."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        journal: Journal,
+        *,
+        epoch: float,
+        lang: str,
+        events: Path | None,
+        rebuild: Callable[[Saved], Engine],
+        err: TextIO = sys.stderr,
+    ) -> None:
+        self.engine = engine
+        self.journal = journal
+        self.epoch = epoch
+        self.lang = lang
+        self.events = events
+        self._rebuild = rebuild
+        self._err = err
+        self._saved_version = -1
+
+    @property
+    def finished(self) -> bool:
+        """True once the result is announced."""
+        return self.engine.in_state("result")
+
+    def feed(self, line: str) -> None:
+        """Handle one typed line ("A: ..." or "B: ..." names the room's microphone)."""
+        room, text = split_room(line)
+        if text:
+            self._guard(lambda: self.engine.handle_text(text, room))
+
+    def tick(self) -> None:
+        """Fire due timers."""
+        self._guard(self.engine.tick)
+
+    def save(self) -> None:
+        """Journal the game now if it changed since the last save."""
+        if self.engine.version != self._saved_version:
+            self.journal.save(self.engine.snapshot(), epoch=self.epoch, saved_at=self.engine.clock.now(),
+                              lang=self.lang, events=str(self.events) if self.events else None)
+            self._saved_version = self.engine.version
+
+    def _guard(self, step: Callable[[], object]) -> None:
+        """Run a step; a bug in it must not lose the game, so fall back to the last save."""
+        try:
+            step()
+        except ModeratorError:
+            raise
+        except Exception:  # noqa: BLE001 - the game must go on whatever went wrong
+            print("moderator: internal error; the last command was ignored and the game goes on:",
+                  file=self._err)
+            traceback.print_exc(file=self._err)
+            self.engine = self._rebuild(self.journal.load())
+            self._saved_version = self.engine.version
+            return
+        self.save()
+
+
+def restore_state(saved: Saved) -> GameState:
+    """The GameState of a saved game."""
+    return GameState.from_dict(saved.state)

@@ -1,0 +1,48 @@
+"""Settings as frozen dataclasses, validated once at the CLI boundary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """What the moderator says on its own as a round runs."""
+
+    warnings: tuple[int, ...] = (60, 30, 10)
+    """Seconds before the end of a round at which the time left is announced."""
+
+    countdown: int = 5
+    """Count down the last N seconds aloud (5-4-3-2-1); 0 turns it off."""
+
+    leader_nag: int = 30
+    """Seconds before the end of round 1 at which a room with no leader is reminded."""
+
+
+@dataclass(frozen=True)
+class GameOptions:
+    """How a game is set up; the same names as the ``moderator play`` flags."""
+
+    rounds: int = 3
+    """3 or 5 rounds (5 only with more than 10 players)."""
+
+    hostage_table: str = "current"
+    """Which hostage table: ``current`` (default) or the ``2014`` leader card."""
+
+    bury: bool = False
+    """Bury one card: the deck has one card more than there are players."""
+
+    round_seconds: int | None = None
+    """Every round lasts this long (variant); hostage counts are unchanged."""
+
+    durations: tuple[int, ...] | None = None
+    """Custom duration of each round, in seconds (variant)."""
+
+    no_timer: bool = False
+    """No-timer variant: a round ends when both leaders say their room is ready."""
+
+    force: bool = False
+    """Allow more than 30 players (the 22+ rows apply)."""
+
+    shared_mic: bool = False
+    """One shared input: the room follows from the names said."""

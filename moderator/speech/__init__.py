@@ -1,0 +1,1 @@
+"""Speech without devices: the command grammar, and what the moderator says."""

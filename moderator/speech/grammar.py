@@ -1,0 +1,359 @@
+"""The command grammar: load grammars/<lang>.yaml, parse lines against a roster, sample sentences."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from moderator import yamlio
+from moderator.errors import GrammarError
+from moderator.resources import GRAMMARS, ROOT
+from moderator.speech.template import (
+    Alt,
+    Phrases,
+    Slot,
+    TemplateError,
+    check_slots,
+    list_spellings,
+    normalize,
+    parse_template,
+    sentences,
+    skeletons,
+    slots,
+    to_regex,
+)
+
+ROSTER_TYPES = frozenset({"player", "players"})
+MAX_LISTED = 5
+"""The most names a ``players`` slot takes: the largest hostage count."""
+
+# The engine reads these slot names, so the YAML may not rename them:
+# intent -> slot -> (type, required).
+INTENT_SLOTS: dict[str, dict[str, tuple[str, bool]]] = {
+    "start": {},
+    "appoint": {"player": ("player", True), "by": ("player", False)},
+    "appoint_you": {},
+    "name_answer": {"player": ("player", True)},
+    "room_answer": {"room": ("room", True)},
+    "offer": {"leader": ("player", True), "player": ("player", True)},
+    "accept": {"player": ("player", True)},
+    "refuse": {"player": ("player", True)},
+    "usurp": {"votes": ("number", True), "player": ("player", True)},
+    "hostages": {"players": ("players", True)},
+    "ready": {"room": ("room", True)},
+    "met": {},
+    "pause": {},
+    "resume": {},
+    "time": {},
+    "repeat": {},
+    "help": {},
+    "undo": {},
+    "confirm": {"answer": ("answer", True)},
+    "predict": {"team": ("team", True)},
+    "reveal": {"role": ("role", True), "player": ("player", True)},
+}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A line that matched a template."""
+
+    intent: str
+    slots: dict[str, Any]
+    text: str
+
+
+@dataclass(frozen=True)
+class NoParse:
+    """A line that matched nothing, with a reason fit to say to the players."""
+
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Template:
+    intent: str
+    text: str
+    tree: Alt
+    bare: bool
+    """Some sentence of it is slots only, like "{player}"; such templates are tried last."""
+
+
+_Pattern = tuple[_Template, re.Pattern[str], list[tuple[str, Slot]]]
+
+
+class Grammar:
+    """The command language of one language, loaded from YAML."""
+
+    def __init__(
+        self,
+        templates: Sequence[_Template],
+        lists: Mapping[str, Mapping[Hashable, tuple[str, ...]]],
+        joiners: Sequence[str],
+        source: str = "<grammar>",
+    ) -> None:
+        self.source = source
+        self.intents: tuple[str, ...] = tuple(dict.fromkeys(t.intent for t in templates))
+        self.lists = {name: dict(values) for name, values in lists.items()}
+        self.joiners = tuple(joiners)
+        self._ordered = tuple(templates)
+        # Slot-only templates go last so a literal command wins over a roster name
+        # that happens to be a command word; sorted() is stable, so YAML order otherwise.
+        self._templates = sorted(templates, key=lambda t: t.bare)
+        self._phrases = {name: Phrases(values) for name, values in lists.items()}
+        self._joiner_keys = frozenset(j.casefold() for j in self.joiners)
+        self._cache: dict[tuple[str, ...], tuple[Phrases, list[_Pattern]]] = {}
+        # Only templates with words: a bare "{player}" wildcard would call any gibberish a name.
+        named = [t for t in self._templates if not t.bare and any(s.type in ROSTER_TYPES for s in slots(t.tree))]
+        self._wildcards: list[_Pattern] = [
+            (t, re.compile(pattern, re.IGNORECASE), groups)
+            for t in named
+            for pattern, groups in [to_regex(t.tree, self._wildcard_pattern)]
+        ]
+
+    # -- loading: only from_file touches the disk -------------------------------
+
+    @classmethod
+    def from_file(cls, path: Path | str) -> Grammar:
+        """Read a grammar file; every problem is a GrammarError naming the file."""
+        path = Path(path)
+        source = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise GrammarError(f"cannot read {source}: {exc.strerror or exc}") from exc
+        return cls.from_yaml(text, source)
+
+    @classmethod
+    def from_yaml(cls, text: str, source: str = "<grammar>") -> Grammar:
+        """Parse grammar YAML; ``source`` names it in errors."""
+        return cls.from_dict(yamlio.loads(text, source=source, error=GrammarError), source)
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "<grammar>") -> Grammar:
+        """Build a grammar from loaded YAML data, checking every template."""
+        if not isinstance(data, dict):
+            raise GrammarError(f"{source}: expected a mapping with 'intents'")
+        if extra := set(data) - {"language", "list_joiners", "lists", "intents"}:
+            raise GrammarError(f"{source}: unknown key(s) {', '.join(sorted(map(str, extra)))}")
+        lists = _read_lists(data.get("lists") or {}, source)
+        joiners = data.get("list_joiners", ["and"])
+        if not (isinstance(joiners, list) and joiners and all(isinstance(j, str) and j for j in joiners)):
+            raise GrammarError(f"{source}: 'list_joiners' must be a list of words")
+        intents = data.get("intents")
+        if not isinstance(intents, dict) or not intents:
+            raise GrammarError(f"{source}: 'intents' must map each intent to its templates")
+        known_types = ROSTER_TYPES | set(lists)
+        templates = []
+        for intent, texts in intents.items():
+            if intent not in INTENT_SLOTS:
+                raise GrammarError(f"{source}: unknown intent {intent!r}; known: {', '.join(INTENT_SLOTS)}")
+            if not isinstance(texts, list) or not texts:
+                raise GrammarError(f"{source}: intent '{intent}' needs a list of templates")
+            for text in texts:
+                if not isinstance(text, str):
+                    raise GrammarError(f"{source}: intent '{intent}': template {text!r} is not text")
+                try:
+                    tree = check_slots(parse_template(text), INTENT_SLOTS[intent], known_types)
+                except TemplateError as exc:
+                    raise GrammarError(f"{source}: intent '{intent}', template '{text}': {exc}") from exc
+                bare = any(all(isinstance(piece, Slot) for piece in sk) for sk in skeletons(tree))
+                templates.append(_Template(intent, text, tree, bare))
+        return cls(templates, lists, joiners, source)
+
+    # -- queries ------------------------------------------------------------------
+
+    def templates(self, intent: str) -> tuple[str, ...]:
+        """The raw template strings of ``intent``, in file order."""
+        if intent not in self.intents:
+            raise KeyError(f"no intent {intent!r} in {self.source}")
+        return tuple(t.text for t in self._ordered if t.intent == intent)
+
+    def trees(self, intent: str) -> tuple[Alt, ...]:
+        """The parsed templates of ``intent``, for compiling to engine grammars (JSGF)."""
+        return tuple(t.tree for t in self._ordered if t.intent == intent)
+
+    def vocabulary(self, roster: Sequence[str]) -> set[str]:
+        """Every word (lowercase) the grammar can produce with ``roster``; digits are left out."""
+        words = {w.text for t in self._templates for sk in skeletons(t.tree) for w in sk if not isinstance(w, Slot)}
+        words.update(self.joiners)
+        for phrase in itertools.chain(roster, *(p for values in self.lists.values() for p in values.values())):
+            words.update(normalize(phrase))
+        return {word.lower() for word in words}
+
+    # -- sample sentences -------------------------------------------------------------
+
+    def expand(
+        self,
+        roster: Sequence[str],
+        intents: Iterable[str] | None = None,
+        *,
+        limit_per_template: int | None = None,
+        rng: random.Random | None = None,
+    ) -> Iterator[tuple[str, Parsed]]:
+        """Sample sentences, each with the parse it must give.
+
+        Without a limit, every sentence shape of every template comes with
+        every sample value: each roster name, lists of 1 to 5 names in three
+        spellings, every list phrase, and digits for numbers. With
+        ``limit_per_template``, at most that many distinct random sentences per
+        template, drawn with ``rng`` (seeded 0 if not given, so runs repeat).
+        """
+        wanted = self.intents if intents is None else tuple(intents)
+        if missing := set(wanted) - set(self.intents):
+            raise KeyError(f"no intent(s) {', '.join(sorted(missing))} in {self.source}")
+        samples = self._samples(roster)
+        rng = rng or random.Random(0)
+        for template in self._ordered:
+            if template.intent in wanted:
+                for text, values in sentences(template.tree, samples, limit_per_template, rng):
+                    yield text, Parsed(template.intent, values, text)
+
+    def _samples(self, roster: Sequence[str]) -> dict[str, list[tuple[str, Any]]]:
+        names = list(dict.fromkeys(roster))
+        listed: list[tuple[str, Any]] = list(list_spellings(names, self.joiners[0], MAX_LISTED))
+        samples = {"player": [(name, name) for name in names], "players": listed}
+        for name, values in self.lists.items():
+            samples[name] = [(phrase, value) for value, phrases in values.items() for phrase in phrases]
+        samples.setdefault("number", []).extend((str(v), v) for v in self.lists.get("number", {}) if isinstance(v, int))
+        return samples
+
+    # -- parsing --------------------------------------------------------------------
+
+    def parse(self, text: str, roster: Sequence[str]) -> Parsed | NoParse:
+        """Match a whole line against the templates; names come back in roster spelling."""
+        words = normalize(text)
+        if not words:
+            return NoParse(text, "I heard nothing")
+        for parsed in self._matches(text, words, roster):
+            return parsed
+        return NoParse(text, self._reason(words, roster))
+
+    def parse_all(self, text: str, roster: Sequence[str]) -> list[Parsed]:
+        """Every template match of a line; more than one intent means the grammar is ambiguous."""
+        return list(self._matches(text, normalize(text), roster))
+
+    def _matches(self, text: str, words: list[str], roster: Sequence[str]) -> Iterator[Parsed]:
+        line = " " + " ".join(words)
+        names, patterns = self._compile(roster)
+        for template, regex, groups in patterns:
+            match = regex.fullmatch(line)
+            values = None if match is None else self._values(match, groups, names)
+            if values is not None:
+                yield Parsed(template.intent, values, text)
+
+    def _values(self, match: re.Match[str], groups: list[tuple[str, Slot]], names: Phrases) -> dict[str, Any] | None:
+        values: dict[str, Any] = {}
+        for group, slot in groups:
+            spoken = match.group(group)
+            if spoken is None:
+                continue  # an alternative or optional part that was not said
+            if slot.type == "players":
+                value: Any = names.split(spoken.split(" "), self._joiner_keys)
+            elif slot.type == "player":
+                value = names.lookup(spoken)
+            elif slot.type == "number" and spoken.isdecimal():
+                value = int(spoken)
+            else:
+                value = self._phrases[slot.type].lookup(spoken)
+            if value is None:
+                return None
+            values[slot.name] = value
+        return values
+
+    def _reason(self, words: list[str], roster: Sequence[str]) -> str:
+        """Why nothing matched: unknown names if the line fits a template otherwise."""
+        line = " " + " ".join(words)
+        names, _ = self._compile(roster)
+        best: list[str] | None = None
+        for _template, regex, groups in self._wildcards:
+            match = regex.fullmatch(line)
+            if match is None:
+                continue
+            unknown = []
+            for group, slot in groups:
+                spoken = match.group(group)
+                if spoken is not None and slot.type in ROSTER_TYPES:
+                    runs = names.scan(spoken.split(" "), self._joiner_keys)
+                    unknown += [run for known, run in runs if not known]
+            if unknown and (best is None or len(" ".join(unknown)) < len(" ".join(best))):
+                best = unknown
+        if best:
+            quoted = [f"'{name}'" for name in best]
+            if len(quoted) == 1:
+                return f"{quoted[0]} is not a player in this game"
+            return f"{', '.join(quoted[:-1])} and {quoted[-1]} are not players in this game"
+        said = " ".join(words)
+        if "help" in self.intents:
+            hint = " ".join(p.text for p in skeletons(self.trees("help")[0])[0] if not isinstance(p, Slot))
+            return f"I did not understand '{said}'; say '{hint}' to hear the commands"
+        return f"I did not understand '{said}'"
+
+    # -- compiling --------------------------------------------------------------------
+
+    def _compile(self, roster: Sequence[str]) -> tuple[Phrases, list[_Pattern]]:
+        """The roster's names and every template's regex, compiled once per roster."""
+        key = tuple(roster)
+        if key not in self._cache:
+            if len(self._cache) >= 8:
+                self._cache.clear()  # rosters rarely change; no need for an LRU
+            names = Phrases({name: [name] for name in key})
+
+            def slot_pattern(slot: Slot) -> str:
+                if slot.type == "player":
+                    return names.pattern
+                if slot.type == "players":
+                    joiner = "(?: (?:" + "|".join(map(re.escape, self.joiners)) + "))?"
+                    return f"{names.pattern}(?:{joiner} {names.pattern}){{0,{MAX_LISTED - 1}}}"
+                return self._list_pattern(slot)
+
+            patterns = [(t, *to_regex(t.tree, slot_pattern)) for t in self._templates]
+            self._cache[key] = (names, [(t, re.compile(p, re.IGNORECASE), g) for t, p, g in patterns])
+        return self._cache[key]
+
+    def _wildcard_pattern(self, slot: Slot) -> str:
+        # Any few words stand in for names, to tell "unknown player" from gibberish.
+        if slot.type == "player":
+            return r"\S+(?: \S+){0,2}"
+        if slot.type == "players":
+            return r"\S+(?: \S+){0,14}"
+        return self._list_pattern(slot)
+
+    def _list_pattern(self, slot: Slot) -> str:
+        digits = r"\d{1,2}|" if slot.type == "number" else ""
+        return f"(?:{digits}{self._phrases[slot.type].pattern})"
+
+
+def load_grammar(lang: str = "en") -> Grammar:
+    """Load the shipped grammar of ``lang`` from ``grammars/<lang>.yaml``."""
+    if not re.fullmatch(r"[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?", lang):
+        raise GrammarError(f"{lang!r} is not a language code such as 'en'")
+    return Grammar.from_file(GRAMMARS / f"{lang}.yaml")
+
+
+def _read_lists(data: Any, source: str) -> dict[str, dict[Hashable, tuple[str, ...]]]:
+    """Validate the ``lists`` section: type -> value -> spoken phrases."""
+    if not isinstance(data, dict):
+        raise GrammarError(f"{source}: 'lists' must map each slot type to its values")
+    lists: dict[str, dict[Hashable, tuple[str, ...]]] = {}
+    for name, values in data.items():
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z_][a-z0-9_]*", name) or name in ROSTER_TYPES:
+            raise GrammarError(f"{source}: list {name!r}: not a usable slot type name")
+        if not isinstance(values, dict) or not values:
+            raise GrammarError(f"{source}: list '{name}' must map each value to its spoken phrases")
+        lists[name] = {}
+        for value, spoken in values.items():
+            # bool is an int subclass; a YAML 1.1 "yes" must never sneak in as True
+            if isinstance(value, bool) or not isinstance(value, str | int):
+                raise GrammarError(f"{source}: list '{name}': value {value!r} must be text or a number")
+            phrases = [spoken] if isinstance(spoken, str) else spoken
+            if not isinstance(phrases, list) or not phrases or not all(isinstance(p, str) and normalize(p) for p in phrases):
+                raise GrammarError(f"{source}: list '{name}', value {value!r}: give a list of phrases")
+            lists[name][value] = tuple(phrases)
+    return lists

@@ -1,0 +1,306 @@
+"""Tests for the command grammar: canonical phrasings, round trips, ambiguity, names and errors."""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import cache
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from moderator.errors import GrammarError
+from moderator.speech.grammar import (
+    INTENT_SLOTS,
+    Grammar,
+    NoParse,
+    Parsed,
+    load_grammar,
+)
+from moderator.speech.template import normalize
+
+ROSTER = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Mary Ann"]
+# Names that share words, apostrophes, hyphens and accents: the awkward cases.
+ODD_ROSTER = ["Mary", "Mary Ann", "O'Brien", "Jean-Luc", "Zoë", "Bob"]
+
+
+@cache
+def grammar() -> Grammar:
+    return load_grammar("en")
+
+
+# The canonical phrasings of shared/commands.md, written out, then the variants
+# the brief asks for. Each must parse to exactly this intent and these slots.
+CANONICAL: list[tuple[str, str, dict[str, Any]]] = [
+    ("start the game", "start", {}),
+    ("I appoint Bob as leader", "appoint", {"player": "Bob"}),
+    ("I appoint you as leader", "appoint_you", {}),
+    ("Carol", "name_answer", {"player": "Carol"}),
+    ("room A", "room_answer", {"room": "A"}),
+    ("room B", "room_answer", {"room": "B"}),
+    ("Alice offers leadership to Bob", "offer", {"leader": "Alice", "player": "Bob"}),
+    ("Bob accepts", "accept", {"player": "Bob"}),
+    ("Bob refuses", "refuse", {"player": "Bob"}),
+    ("three votes for Dave", "usurp", {"votes": 3, "player": "Dave"}),
+    ("3 votes for Dave", "usurp", {"votes": 3, "player": "Dave"}),
+    ("hostage Erin", "hostages", {"players": ["Erin"]}),
+    ("hostages Erin and Frank", "hostages", {"players": ["Erin", "Frank"]}),
+    ("hostages Erin, Frank and Grace", "hostages", {"players": ["Erin", "Frank", "Grace"]}),
+    ("I choose Erin and Frank as hostages", "hostages", {"players": ["Erin", "Frank"]}),
+    ("room A is ready", "ready", {"room": "A"}),
+    ("room B is ready", "ready", {"room": "B"}),
+    ("leaders have met", "met", {}),
+    ("start the next round", "met", {}),
+    ("pause", "pause", {}),
+    ("resume", "resume", {}),
+    ("how much time is left", "time", {}),
+    ("repeat that", "repeat", {}),
+    ("what can I say", "help", {}),
+    ("undo", "undo", {}),
+    ("yes", "confirm", {"answer": "yes"}),
+    ("no", "confirm", {"answer": "no"}),
+    ("gambler predicts red", "predict", {"team": "red"}),
+    ("gambler predicts blue", "predict", {"team": "blue"}),
+    ("the president is Heidi", "reveal", {"role": "president", "player": "Heidi"}),
+    ("the bomber is Mary Ann", "reveal", {"role": "bomber", "player": "Mary Ann"}),
+]
+VARIANTS: list[tuple[str, str, dict[str, Any]]] = [
+    ("Alice is our leader", "appoint", {"player": "Alice"}),
+    ("we appoint Bob as leader", "appoint", {"player": "Bob"}),
+    ("Alice appoints Bob as leader", "appoint", {"by": "Alice", "player": "Bob"}),
+    ("Bob declines", "refuse", {"player": "Bob"}),
+    ("one vote for Bob", "usurp", {"votes": 1, "player": "Bob"}),
+    ("twenty-one votes for Bob", "usurp", {"votes": 21, "player": "Bob"}),
+    ("we send Bob", "hostages", {"players": ["Bob"]}),
+    ("our hostages are Bob and Carol", "hostages", {"players": ["Bob", "Carol"]}),
+    ("hostages Bob Carol and Dave", "hostages", {"players": ["Bob", "Carol", "Dave"]}),
+    ("hostages Bob, Carol, Dave, Erin and Frank", "hostages", {"players": ["Bob", "Carol", "Dave", "Erin", "Frank"]}),
+    ("the leaders have met", "met", {}),
+    ("pause the game", "pause", {}),
+    ("resume the game", "resume", {}),
+    ("continue", "resume", {}),
+    ("how much time do we have", "time", {}),
+    ("time left", "time", {}),
+    ("say that again", "repeat", {}),
+    ("help", "help", {}),
+    ("yes please", "confirm", {"answer": "yes"}),
+    ("correct", "confirm", {"answer": "yes"}),
+    ("no, that's wrong", "confirm", {"answer": "no"}),
+    ("the gambler predicts blue", "predict", {"team": "blue"}),
+]
+
+
+@pytest.mark.parametrize(("text", "intent", "slots"), CANONICAL + VARIANTS)
+def test_phrasing_parses(text: str, intent: str, slots: dict[str, Any]) -> None:
+    assert grammar().parse(text, ROSTER) == Parsed(intent, slots, text)
+
+
+def test_every_engine_intent_is_in_the_grammar() -> None:
+    assert set(grammar().intents) == set(INTENT_SLOTS)
+
+
+def test_yes_and_no_stay_strings() -> None:
+    assert set(grammar().lists["answer"]) == {"yes", "no"}
+    assert grammar().parse("Yes!", ROSTER) == Parsed("confirm", {"answer": "yes"}, "Yes!")
+
+
+@pytest.mark.parametrize("roster", [ROSTER, ODD_ROSTER], ids=["plain", "odd"])
+def test_every_sampled_sentence_parses_back(roster: list[str]) -> None:
+    count = 0
+    for text, expected in grammar().expand(roster):
+        assert grammar().parse(text, roster) == expected, text
+        count += 1
+    assert count > 1000  # every template with every sample, not a handful
+
+
+@pytest.mark.parametrize("roster", [ROSTER, ODD_ROSTER], ids=["plain", "odd"])
+def test_no_sentence_matches_two_intents(roster: list[str]) -> None:
+    for text, expected in grammar().expand(roster):
+        readings = {(p.intent, repr(p.slots)) for p in grammar().parse_all(text, roster)}
+        assert readings == {(expected.intent, repr(expected.slots))}, text
+
+
+def test_slot_names_are_the_engine_ones() -> None:
+    for _text, parsed in grammar().expand(ROSTER):
+        spec = INTENT_SLOTS[parsed.intent]
+        assert set(parsed.slots) <= set(spec)
+        assert {name for name, (_type, required) in spec.items() if required} <= set(parsed.slots)
+
+
+def test_expand_with_a_limit_is_bounded_and_repeatable() -> None:
+    first = list(grammar().expand(ROSTER, ["hostages"], limit_per_template=7, rng=random.Random(3)))
+    again = list(grammar().expand(ROSTER, ["hostages"], limit_per_template=7, rng=random.Random(3)))
+    assert first == again
+    assert 0 < len(first) <= 7 * len(grammar().templates("hostages"))
+    assert {parsed.intent for _text, parsed in first} == {"hostages"}
+
+
+def test_expand_rejects_unknown_intents() -> None:
+    with pytest.raises(KeyError, match="dance"):
+        list(grammar().expand(ROSTER, ["dance"]))
+
+
+def test_templates_are_the_raw_strings_canonical_first() -> None:
+    assert grammar().templates("usurp")[0] == "{votes:number} (votes|vote) for {player}"
+    assert grammar().templates("start")[0] == "start the game"
+
+
+def test_vocabulary_covers_every_sampled_word() -> None:
+    vocabulary = grammar().vocabulary(ROSTER)
+    assert {"mary", "ann", "hostages", "twenty", "leadership"} <= vocabulary
+    for text, _parsed in grammar().expand(ROSTER):
+        assert {w.lower() for w in normalize(text) if not w.isdigit()} <= vocabulary, text
+
+
+# -- names --------------------------------------------------------------------------
+
+
+def test_names_match_any_case_and_come_back_in_roster_spelling() -> None:
+    assert grammar().parse("i appoint BOB as LEADER", ROSTER) == Parsed(
+        "appoint", {"player": "Bob"}, "i appoint BOB as LEADER"
+    )
+    assert grammar().parse("mary ann accepts", ROSTER).slots == {"player": "Mary Ann"}  # type: ignore[union-attr]
+
+
+def test_longest_name_wins() -> None:
+    assert grammar().parse("Mary Ann accepts", ODD_ROSTER).slots == {"player": "Mary Ann"}  # type: ignore[union-attr]
+    assert grammar().parse("Mary accepts", ODD_ROSTER).slots == {"player": "Mary"}  # type: ignore[union-attr]
+    parsed = grammar().parse("hostages Mary Mary Ann and Bob", ODD_ROSTER)
+    assert parsed == Parsed("hostages", {"players": ["Mary", "Mary Ann", "Bob"]}, "hostages Mary Mary Ann and Bob")
+
+
+def test_apostrophes_hyphens_and_punctuation() -> None:
+    assert grammar().parse("obrien accepts", ODD_ROSTER).slots == {"player": "O'Brien"}  # type: ignore[union-attr]
+    assert grammar().parse("O\u2019Brien accepts.", ODD_ROSTER).slots == {"player": "O'Brien"}  # type: ignore[union-attr]
+    assert grammar().parse("jean luc refuses", ODD_ROSTER).slots == {"player": "Jean-Luc"}  # type: ignore[union-attr]
+    parsed = grammar().parse("  Hostages:  Bob, Carol, and Dave!  ", ROSTER)
+    assert isinstance(parsed, Parsed) and parsed.slots == {"players": ["Bob", "Carol", "Dave"]}
+
+
+def test_duplicate_hostages_are_kept_for_the_engine_to_refuse() -> None:
+    parsed = grammar().parse("hostages Bob and Bob", ROSTER)
+    assert isinstance(parsed, Parsed) and parsed.slots == {"players": ["Bob", "Bob"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("I appoint Zed as leader", "'Zed' is not a player in this game"),
+        ("Zed offers leadership to Bob", "'Zed' is not a player in this game"),
+        ("the bomber is Zed", "'Zed' is not a player in this game"),
+        ("hostages Bob and Zed and big Yan", "'Zed' and 'big Yan' are not players in this game"),
+        ("three votes for Zed", "'Zed' is not a player in this game"),
+    ],
+)
+def test_unknown_names_are_named(text: str, reason: str) -> None:
+    assert grammar().parse(text, ROSTER) == NoParse(text, reason)
+
+
+def test_too_many_hostages_do_not_parse() -> None:
+    assert isinstance(grammar().parse("hostages Alice Bob Carol Dave Erin Frank", ROSTER), NoParse)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "...", "?!"])
+def test_silence(text: str) -> None:
+    assert grammar().parse(text, ROSTER) == NoParse(text, "I heard nothing")
+
+
+@pytest.mark.parametrize("text", ["flibber jabber", "start the gaaame", "room C is ready", "fifty votes for Bob"])
+def test_garbled_text_says_what_to_do(text: str) -> None:
+    result = grammar().parse(text, ROSTER)
+    assert isinstance(result, NoParse)
+    assert result.reason.startswith("I did not understand") and "what can I say" in result.reason
+
+
+def test_an_empty_roster_matches_no_names() -> None:
+    assert isinstance(grammar().parse("Bob accepts", []), NoParse)
+    assert grammar().parse("undo", []) == Parsed("undo", {}, "undo")
+
+
+@given(st.text())
+def test_arbitrary_text_never_raises(text: str) -> None:
+    assert isinstance(grammar().parse(text, ROSTER), Parsed | NoParse)
+
+
+@given(st.lists(st.sampled_from(sorted(load_grammar().vocabulary(ROSTER)) + ["Zed", ",", "and", "7"]), max_size=12))
+def test_near_miss_text_never_raises(words: list[str]) -> None:
+    assert isinstance(grammar().parse(" ".join(words), ROSTER), Parsed | NoParse)
+
+
+# -- loading and errors ----------------------------------------------------------------
+
+LISTS = """
+lists:
+  number: {1: [one], 2: [two]}
+  room: {A: [a], B: [b]}
+"""
+
+
+def load(intents: str, lists: str = LISTS) -> Grammar:
+    return Grammar.from_yaml(lists + "intents:\n" + intents, source="grammars/en.yaml")
+
+
+@pytest.mark.parametrize(
+    ("intents", "message"),
+    [
+        (
+            '  usurp: ["{votes:number votes for {player}"]',
+            "grammars/en.yaml: intent 'usurp', template '{votes:number votes for {player}': unclosed '{'",
+        ),
+        ('  usurp: ["{votes:count} votes for {player}"]', "intent 'usurp', template '{votes:count} votes for {player}': unknown slot type 'count'"),
+        ('  usurp: ["{vote:number} votes for {player}"]', "template '{vote:number} votes for {player}': slot 'vote' does not belong"),
+        ('  usurp: ["{votes:room} votes for {player}"]', "slot 'votes' must have type 'number', not 'room'"),
+        ('  usurp: ["{votes:number} votes [for {player}]"]', "every sentence needs the slot 'player'"),
+        ('  accept: ["{player} accepts {player}"]', "slot 'player' appears twice"),
+        ('  ready: ["room {room} (is|was ready"]', "intent 'ready', template 'room {room} (is|was ready': unclosed '('"),
+        ('  ready: ["room {room} is ready)"]', "unexpected ')'"),
+        ('  ready: ["room {room} (is|) ready"]', "empty alternative"),
+        ('  ready: ["room {room} is ready}"]', "unexpected '}'"),
+        ('  ready: ["room {room!} is ready"]', "bad slot '{room!}'"),
+        ('  pause: ["[please]"]', "template '[please]': template can be empty"),
+        ('  pause: [""]', "template '': template is empty"),
+        ("  dance: [let's dance]", "grammars/en.yaml: unknown intent 'dance'"),
+        ("  pause: []", "intent 'pause' needs a list of templates"),
+        ("  pause: [3]", "intent 'pause': template 3 is not text"),
+    ],
+)
+def test_bad_templates_name_source_intent_and_template(intents: str, message: str) -> None:
+    with pytest.raises(GrammarError, match=re.escape(message)):
+        load(intents)
+
+
+def test_bad_lists_are_reported() -> None:
+    with pytest.raises(GrammarError, match=re.escape("grammars/en.yaml: list 'answer': value True must be text")):
+        Grammar.from_dict({"lists": {"answer": {True: ["yes"]}}, "intents": {"pause": ["pause"]}}, "grammars/en.yaml")
+    with pytest.raises(GrammarError, match="list 'room', value 'A': give a list of phrases"):
+        load('  pause: ["pause"]', "lists:\n  room: {A: [], B: [b]}\n")
+    with pytest.raises(GrammarError, match="unknown key"):
+        Grammar.from_dict({"intent": {}}, "x.yaml")
+
+
+def test_bad_yaml_names_the_source_and_line() -> None:
+    with pytest.raises(GrammarError, match=r"^grammars/en\.yaml:3: invalid YAML"):
+        load("  pause: [pause\n  resume: [resume]\n", lists="")
+
+
+def test_missing_files_and_bad_language_codes(tmp_path: Any) -> None:
+    with pytest.raises(GrammarError, match="cannot read"):
+        Grammar.from_file(tmp_path / "nope.yaml")
+    with pytest.raises(GrammarError, match="not a language code"):
+        load_grammar("../en")
+
+
+def test_from_file_names_the_file_relative_to_the_project(tmp_path: Any) -> None:
+    path = tmp_path / "xx.yaml"
+    path.write_text("intents:\n  pause: ['(pause']\n", encoding="utf-8")
+    with pytest.raises(GrammarError, match=re.escape(f"{path}: intent 'pause', template '(pause': unclosed '('")):
+        Grammar.from_file(path)
+
+
+def test_a_small_grammar_from_data() -> None:
+    small = Grammar.from_dict({"intents": {"ready": ["room {room} is ready"]}, "lists": {"room": {"A": "a"}}})
+    assert small.intents == ("ready",)
+    assert small.parse("Room A is ready.", []) == Parsed("ready", {"room": "A"}, "Room A is ready.")
+    assert small.parse("what", []) == NoParse("what", "I did not understand 'what'")
