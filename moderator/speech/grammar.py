@@ -61,7 +61,13 @@ INTENT_SLOTS: dict[str, dict[str, tuple[str, bool]]] = {
 
 @dataclass(frozen=True)
 class Parsed:
-    """A line that matched a template."""
+    """A line that matched a template.
+
+    ``slots`` holds player names in roster spelling, ``players`` as a list
+    (duplicates kept for the engine to refuse), ``votes`` as an int, ``room``
+    as "A"/"B", ``team`` "red"/"blue", ``role`` "president"/"bomber" and
+    ``answer`` "yes"/"no".
+    """
 
     intent: str
     slots: dict[str, Any]
@@ -89,7 +95,14 @@ _Pattern = tuple[_Template, re.Pattern[str], list[tuple[str, Slot]]]
 
 
 class Grammar:
-    """The command language of one language, loaded from YAML."""
+    """The command language of one language, loaded from YAML.
+
+    Attributes:
+        intents: the intents in file order.
+        lists: slot type -> value -> spoken phrases (number, team, room, role, answer).
+        joiners: the words that may join the names of a ``players`` list.
+        source: the file name used in error messages.
+    """
 
     def __init__(
         self,
@@ -227,7 +240,11 @@ class Grammar:
     # -- parsing --------------------------------------------------------------------
 
     def parse(self, text: str, roster: Sequence[str]) -> Parsed | NoParse:
-        """Match a whole line against the templates; names come back in roster spelling."""
+        """Match a whole line against the templates; names come back in roster spelling.
+
+        Case, punctuation and commas do not matter. Never raises: a line that
+        matches nothing gives a NoParse whose reason can be read out.
+        """
         words = normalize(text)
         if not words:
             return NoParse(text, "I heard nothing")
@@ -289,7 +306,8 @@ class Grammar:
             if len(quoted) == 1:
                 return f"{quoted[0]} is not a player in this game"
             return f"{', '.join(quoted[:-1])} and {quoted[-1]} are not players in this game"
-        said = " ".join(words)
+        # The reason is spoken aloud, so a long misheard line is cut short.
+        said = " ".join(words[:10]) + (" ..." if len(words) > 10 else "")
         if "help" in self.intents:
             hint = " ".join(p.text for p in skeletons(self.trees("help")[0])[0] if not isinstance(p, Slot))
             return f"I did not understand '{said}'; say '{hint}' to hear the commands"
@@ -353,7 +371,8 @@ def _read_lists(data: Any, source: str) -> dict[str, dict[Hashable, tuple[str, .
             if isinstance(value, bool) or not isinstance(value, str | int):
                 raise GrammarError(f"{source}: list '{name}': value {value!r} must be text or a number")
             phrases = [spoken] if isinstance(spoken, str) else spoken
-            if not isinstance(phrases, list) or not phrases or not all(isinstance(p, str) and normalize(p) for p in phrases):
+            usable = isinstance(phrases, list) and phrases and all(isinstance(p, str) and normalize(p) for p in phrases)
+            if not usable:
                 raise GrammarError(f"{source}: list '{name}', value {value!r}: give a list of phrases")
             lists[name][value] = tuple(phrases)
     return lists
