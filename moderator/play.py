@@ -97,7 +97,7 @@ class PlaySession:
             step()
         except ModeratorError:
             raise
-        except Exception:  # noqa: BLE001 - the game must go on whatever went wrong
+        except Exception:
             print("moderator: internal error; the last command was ignored and the game goes on:",
                   file=self._err)
             traceback.print_exc(file=self._err)

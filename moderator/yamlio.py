@@ -34,7 +34,7 @@ _StrictBoolLoader.add_implicit_resolver(
 def loads(text: str, *, source: str, error: type[ModeratorError]) -> Any:
     """Parse YAML text; a syntax error becomes ``error`` naming ``source`` and the line."""
     try:
-        return yaml.load(text, Loader=_StrictBoolLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_StrictBoolLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark is not None else source

@@ -92,6 +92,6 @@ def test_unknown_language_lists_the_available_ones() -> None:
 
 
 def test_bad_catalog_names_the_file() -> None:
-    with pytest.raises(CatalogError, match="x.yaml"):
+    with pytest.raises(CatalogError, match=r"x\.yaml"):
         Catalog.from_dict({"phrases": {"a": "{unclosed"}}, source="x.yaml")
     assert Path(VOICES / "en.yaml").exists()

@@ -59,7 +59,10 @@ def test_hostage_regions_lock_independently(chart: Statechart) -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda d: d["transitions"].append({"trigger": "x", "source": "nowhere", "dest": None}), "unknown state 'nowhere'"),
+        (
+            lambda d: d["transitions"].append({"trigger": "x", "source": "nowhere", "dest": None}),
+            "unknown state 'nowhere'",
+        ),
         (lambda d: d["intents"].update({"start": "missing_trigger"}), "unknown trigger 'missing_trigger'"),
         (lambda d: d.pop("initial"), "missing 'initial'"),
     ],

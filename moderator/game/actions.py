@@ -100,7 +100,8 @@ def name_answer(eng: Engine, slots: Slots, room: str | None) -> Apply:
     if not asked:
         raise Refusal("refuse.not_asked_name", player=player)
     target = asked[0] if len(asked) == 1 else eng.state.room_of(player)
-    assert target is not None
+    if target not in asked:
+        raise Refusal("refuse.wrong_room", player=player, their_room=target, room=" or ".join(asked))
     _in_room(eng, player, target)
     _no_leader_yet(eng, target)
     return lambda: eng.set_leader(target, player, "appointed")
@@ -238,6 +239,8 @@ def reveal(eng: Engine, slots: Slots, room: str | None) -> Apply:
         raise Refusal("refuse.same_card", player=player, role=eng.text(f"role.{other_role}"))
 
     def apply() -> None:
+        if eng.in_state("prediction"):
+            eng.fire("reveal_role")  # the Gambler was buried: no prediction
         setattr(eng.state, role, player)
         eng.say("both", "reveal.noted", role=eng.text(f"role.{role}"), player=player,
                 room=eng.state.room_of(player))
@@ -275,6 +278,8 @@ def room_of_command(eng: Engine, intent: str, slots: Slots, mic_room: str | None
     names += list(slots.get("players", ()))
     if intent in ("ready", "room_answer"):
         return slots["room"]
+    if intent == "name_answer":
+        return mic_room  # the room that was asked decides; name_answer checks the name against it
     if not names:
         return mic_room
     rooms = {eng.state.room_of(n) for n in names}
@@ -283,8 +288,6 @@ def room_of_command(eng: Engine, intent: str, slots: Slots, mic_room: str | None
         b = [n for n in names if eng.state.room_of(n) == "B"]
         raise Refusal("refuse.mixed_rooms", a=eng.names(a), b=eng.names(b))
     if mic_room is not None:
-        if intent == "name_answer":
-            return mic_room
         for n in names:
             if eng.state.room_of(n) != mic_room:
                 key = "refuse.hostage_wrong_room" if intent == "hostages" else "refuse.wrong_room"

@@ -38,7 +38,7 @@ _ACTIONS: dict[str, Callable[..., actions.Apply]] = {
     "time": partial(actions.query, intent="time"),
     "repeat": partial(actions.query, intent="repeat"),
     "help": partial(actions.query, intent="help"),
-    "undo": lambda eng, slots, room: eng.undo,
+    "undo": lambda eng, slots, room: eng.check_undo(),
     "confirm": lambda eng, slots, room: eng.confirm(slots),
     "predict": actions.predict,
     "reveal": actions.reveal,
@@ -64,7 +64,7 @@ class Engine:
         grammar: Grammar,
         catalog: Catalog,
         chart: Statechart | None = None,
-        schedule: Schedule = Schedule(),
+        schedule: Schedule | None = None,
         announcer: Announcer | None = None,
     ) -> None:
         self.state = state
@@ -72,9 +72,11 @@ class Engine:
         self.grammar = grammar
         self.catalog = catalog
         self.chart = chart or load_statechart()
-        self.schedule = schedule
+        self.schedule = schedule or Schedule()
         self.announcer = announcer
         self.flow = _Flow()
+        # Guard of the statechart's prediction -> reveal transition.
+        self.flow.gambler_may_be_buried = lambda: bool(self.state.plan["buried"])  # type: ignore[attr-defined]
         self.chart.build(self.flow, initial=state.machine)
         self.timers = Scheduler()
         self.version = 0
@@ -196,7 +198,8 @@ class Engine:
 
     def _not_now(self, intent: str, room: str | None) -> Refusal:
         if intent == "hostages" and room and self.state.rooms[room].hostages is not None:
-            return Refusal("refuse.hostages_locked", room=room, players=self.names(self.state.rooms[room].hostages or []))
+            locked = self.state.rooms[room].hostages or []
+            return Refusal("refuse.hostages_locked", room=room, players=self.names(locked))
         leaf = self.flow.state[0] if isinstance(self.flow.state, list) else self.flow.state
         top = leaf.split(SEP)[0]
         situation = self.text(f"situation.{leaf if top == 'round' else top}")
@@ -366,10 +369,14 @@ class Engine:
         if s.prediction is not None:
             self.say("both", f"result.gambler_{result['gambler']}", team=self.text(f"team.{s.prediction}"))
 
-    def undo(self) -> None:
-        """Take back the last change that is not locked."""
+    def check_undo(self) -> actions.Apply:
+        """Refuse "undo" when nothing can be taken back; else return the undo."""
         if not self._undo:
             raise Refusal("refuse.nothing_to_undo")
+        return self.undo
+
+    def undo(self) -> None:
+        """Take back the last change that is not locked."""
         before = self.state
         self.state = self._undo.pop()
         self.state.last_said = before.last_said

@@ -68,8 +68,7 @@ class Statechart:
         for t in self.transitions:
             if "trigger" not in t or "source" not in t or "dest" not in t:
                 raise StatechartError(f"{self.source}: transition {t} needs trigger, source and dest")
-            sources = t["source"] if isinstance(t["source"], list) else [t["source"]]
-            for s in [*sources, t["dest"]]:
+            for s in [*_sources(t), t["dest"]]:
                 if s not in (None, "*") and s not in names:
                     raise StatechartError(f"{self.source}: transition '{t['trigger']}' names unknown state '{s}'")
         triggers = self.triggers()
@@ -147,12 +146,12 @@ class Statechart:
         walk(self.states, "", "    ")
         internal: dict[str, list[str]] = {}
         for t in self.transitions:
-            sources = t["source"] if isinstance(t["source"], list) else [t["source"]]
-            for src in sources:
+            for src in _sources(t):
                 if t["dest"] is None:
                     internal.setdefault(src, []).append(t["trigger"])
                 else:
-                    lines.append(f"    {ident(src)} --> {ident(t['dest'])}: {t['trigger']}")
+                    guard = f" [{t['conditions']}]" if t.get("conditions") else ""
+                    lines.append(f"    {ident(src)} --> {ident(t['dest'])}: {t['trigger']}{guard}")
         for src, triggers in internal.items():
             where = "any state" if src == "*" else src
             lines.append(f"    %% internal in {where}: {', '.join(triggers)}")
@@ -161,7 +160,7 @@ class Statechart:
     def to_markdown(self) -> str:
         """The committed diagram file: a Mermaid block with a do-not-edit header."""
         internal = [
-            f"| `{t['trigger']}` | {', '.join(f'`{s}`' for s in (t['source'] if isinstance(t['source'], list) else [t['source']]))} |"
+            f"| `{t['trigger']}` | {', '.join(f'`{s}`' for s in _sources(t))} |"
             for t in self.transitions
             if t["dest"] is None
         ]
@@ -176,6 +175,11 @@ class Statechart:
             + "\n".join(f"| `{i}` | `{t}` |" for i, t in self.intents.items())
             + "\n"
         )
+
+
+def _sources(transition: dict[str, Any]) -> list[str]:
+    source = transition["source"]
+    return source if isinstance(source, list) else [source]
 
 
 def _strip_docs(states: list[Any]) -> list[Any]:

@@ -79,7 +79,9 @@ class Catalog:
         total = max(0, math.ceil(seconds - 1e-6))
         minutes, secs = divmod(total, 60)
         if minutes and secs:
-            return self.render("duration.both", minutes=self.count("minute", minutes), seconds=self.count("second", secs))
+            return self.render(
+                "duration.both", minutes=self.count("minute", minutes), seconds=self.count("second", secs)
+            )
         if minutes:
             return self.count("minute", minutes)
         return self.count("second", secs)

@@ -1,0 +1,268 @@
+"""Engine rules and timers on a virtual clock (no sleeping, ever)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from moderator.adapters.clock import VirtualClock
+from moderator.game.engine import Engine
+from moderator.game.rules import make_plan
+from moderator.simulate import advance
+from moderator.speech.catalog import load_catalog
+from moderator.speech.grammar import load_grammar
+
+A = ["Alice", "Bob", "Carol", "Dave", "Eve", "Fay"]
+B = ["Gus", "Hal", "Ida", "Jon", "Kim", "Lou"]
+GRAMMAR, CATALOG = load_grammar(), load_catalog()
+
+
+class Game:
+    def __init__(self, players: int = 12, **plan: Any) -> None:
+        self.clock = VirtualClock()
+        a, b = A[: players - players // 2], B[: players // 2]
+        self.engine = Engine.new(make_plan(players, **plan), {"A": a, "B": b}, clock=self.clock,
+                                 grammar=GRAMMAR, catalog=CATALOG)
+        self.events: list[dict[str, Any]] = []
+        self.engine.subscribe(self.events.append)
+        self.engine.begin()
+
+    def say(self, text: str, room: str | None = None) -> bool:
+        return self.engine.handle_text(text, room)
+
+    def at(self, t: float) -> None:
+        advance(self.engine, self.clock, t)
+
+    def of(self, type_: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == type_]
+
+    def said(self, key: str) -> list[dict[str, Any]]:
+        return [e for e in self.of("announce") if e["key"] == key]
+
+    def last_reason(self) -> str:
+        return self.of("rejected")[-1]["reason"]
+
+    def leaders(self, a: str = "Alice", b: str = "Gus") -> None:
+        assert self.say(f"I appoint {a} as leader", "A") and self.say(f"I appoint {b} as leader", "B")
+
+
+def test_schedule_of_a_round_fires_in_order_at_the_right_times() -> None:
+    g = Game()
+    g.say("start the game")
+    g.at(200)
+    got = [(e["t"], e["key"], e["text"]) for e in g.of("announce") if e["t"] > 0]
+    assert got[:3] == [(120.0, "time.warning", "1 minute left."), (150.0, "time.warning", "30 seconds left."),
+                       (150.0, "leader.nag", got[2][2])]
+    assert [e["t"] for e in g.said("time.count")] == [175.0, 176.0, 177.0, 178.0, 179.0]
+    assert g.of("round_end") == [{"t": 180.0, "type": "round_end", "round": 1}]
+    assert len(g.said("leader.nag")) == 2, "both rooms had no leader 30 s before the end of round 1"
+
+
+def test_pause_freezes_the_round_and_resume_shifts_its_end() -> None:
+    g = Game()
+    g.say("start the game")
+    g.at(100)
+    assert g.say("pause")
+    g.at(500)
+    assert not g.of("round_end")
+    assert g.say("how much time is left", "A")
+    assert g.of("announce")[-1]["text"] == "The game is paused with 1 minute 20 seconds left in round 1."
+    assert not g.say("I appoint Alice as leader", "A")
+    assert "paused" in g.last_reason()
+    assert g.say("resume")
+    g.at(579.9)
+    assert not g.of("round_end")
+    g.at(580)
+    assert g.of("round_end")[0]["t"] == 580.0
+
+
+def test_usurp_needs_more_than_half_of_the_room() -> None:
+    g = Game()
+    g.say("start the game")
+    g.leaders()
+    assert not g.say("3 votes for Bob", "A")
+    assert g.last_reason() == "3 votes is not more than half of room A's 6 players; 4 are needed."
+    assert not g.say("7 votes for Bob", "A")
+    assert "only 6 players" in g.last_reason()
+    assert not g.say("4 votes for Alice", "A")
+    assert g.say("4 votes for Bob", "A")
+    assert g.of("leader")[-1] == {"t": 0.0, "type": "leader", "room": "A", "player": "Bob", "how": "usurped"}
+
+
+def test_first_leader_rules() -> None:
+    g = Game()
+    g.say("start the game")
+    assert not g.say("Alice appoints Alice as leader", "A")
+    assert "Nobody can appoint themselves" in g.last_reason()
+    assert not g.say("I appoint Gus as leader", "A")
+    assert g.last_reason() == "Gus is in room B, not room A."
+    assert g.say("Bob appoints Alice as leader", "A")
+    assert not g.say("I appoint Carol as leader", "A")
+    assert "already has a leader, Alice" in g.last_reason()
+
+
+def test_appoint_you_with_a_shared_mic_asks_which_room_then_who() -> None:
+    g = Game()
+    g.say("start the game")
+    assert g.say("I appoint you as leader")
+    assert g.of("announce")[-1]["key"] == "ask.which_room"
+    assert not g.say("Hal")
+    assert g.say("room B")
+    assert g.of("announce")[-1]["text"] == "Who is the new leader of room B?"
+    assert not g.say("Alice")
+    assert "Alice is in room A" in g.last_reason()
+    assert g.say("Hal")
+    assert g.engine.state.rooms["B"].leader == "Hal"
+
+
+def test_shared_mic_room_follows_the_names() -> None:
+    g = Game()
+    g.say("start the game")
+    assert g.say("I appoint Ida as leader")
+    assert g.engine.state.rooms["B"].leader == "Ida"
+    g.say("I appoint Alice as leader")
+    g.at(180)
+    assert not g.say("hostages Bob and Hal")
+    assert "room A" in g.last_reason() and "room B" in g.last_reason()
+    assert g.say("hostages Bob and Carol")
+    assert g.engine.state.rooms["A"].hostages == ["Bob", "Carol"]
+
+
+def test_abdication_offer_accept_refuse_and_no_givesy_backsies_until_next_round() -> None:
+    g = Game(durations=[60, 60, 60])
+    g.say("start the game")
+    g.leaders()
+    assert not g.say("Bob offers leadership to Carol", "A")
+    assert g.last_reason() == "Bob is not the leader of room A; Alice is."
+    assert g.say("Alice offers leadership to Bob", "A")
+    assert not g.say("Alice offers leadership to Carol", "A")
+    assert g.say("Bob refuses", "A")
+    assert g.engine.state.rooms["A"].leader == "Alice"
+    assert not g.say("Bob accepts", "A")
+    assert g.say("Alice offers leadership to Bob", "A") and g.say("Bob accepts", "A")
+    assert not g.say("Bob offers leadership to Alice", "A")
+    assert "No givesy-backsies" in g.last_reason()
+    assert g.say("Bob offers leadership to Carol", "A") and g.say("Carol refuses", "A")
+    g.at(60)
+    assert g.say("hostages Dave and Eve", "A") and g.say("hostages Hal and Ida", "B")
+    assert g.say("leaders have met")
+    assert g.say("Bob offers leadership to Alice", "A"), "a new round lifts the restriction"
+
+
+def test_hostage_rules_and_lock() -> None:
+    g = Game()  # 12 players: 2 hostages in round 1
+    g.say("start the game")
+    g.leaders()
+    assert not g.say("hostages Bob and Carol", "A")
+    assert "hostages are named when time is up" in g.last_reason()
+    g.at(180)
+    for text, reason in [
+        ("hostage Bob", "Room A must send exactly 2 hostages this round; you named 1."),
+        ("hostages Bob and Alice", "Alice is room A's leader, and a leader can never be a hostage."),
+        ("hostages Bob and Gus", "Gus is in room B; room A's leader can only choose from room A."),
+        ("hostages Bob and Bob", "Bob was named twice."),
+    ]:
+        assert not g.say(text, "A")
+        assert g.last_reason() == reason
+    assert g.say("hostages Bob and Carol", "A")
+    assert not g.say("hostages Dave and Eve", "A")
+    assert g.last_reason() == "Room A's hostages are already locked: Bob and Carol. A choice cannot be changed."
+    assert not g.say("leaders have met")
+    assert g.say("I choose Hal and Ida as hostages", "B")
+    assert g.engine.in_state("parley")
+    assert g.say("leaders have met")
+    assert g.of("exchange")[-1]["to_A"] == ["Hal", "Ida"] and g.of("exchange")[-1]["to_B"] == ["Bob", "Carol"]
+    start2 = g.of("round_start")[-1]
+    assert start2 == {"t": 180.0, "type": "round_start", "round": 2, "seconds": 120, "hostages": {"A": 1, "B": 1}}
+    order = [e["type"] for e in g.events if e["type"] in ("round_start", "exchange")]
+    assert order[-2:] == ["round_start", "exchange"], "the next round runs before the hostages walk"
+
+
+def test_a_refusal_changes_nothing() -> None:
+    g = Game()
+    g.say("start the game")
+    g.leaders()
+    before = g.engine.snapshot()
+    for text in ["hostages Bob", "4 votes for Gus", "Zed is our leader", "the bomber is Bob", "gibberish words"]:
+        assert not g.say(text, "A")
+    after = g.engine.snapshot()
+    before.pop("last_said"), after.pop("last_said")
+    assert after == before
+
+
+def test_undo_takes_back_an_appointment_but_not_a_lock() -> None:
+    g = Game()
+    g.say("start the game")
+    assert not g.say("undo")
+    g.leaders()
+    assert g.say("undo")
+    assert g.engine.state.rooms["B"].leader is None and g.engine.state.rooms["A"].leader == "Alice"
+    assert g.of("leader")[-1] == {"t": 0.0, "type": "leader", "room": "B", "player": None, "how": "undone"}
+    g.say("I appoint Gus as leader", "B")
+    g.at(180)
+    g.say("hostages Bob and Carol", "A")
+    assert not g.say("undo")
+
+
+def test_no_timer_variant_ends_the_round_when_both_rooms_are_ready() -> None:
+    g = Game(no_timer=True)
+    g.say("start the game")
+    assert g.of("round_start")[0]["seconds"] is None
+    g.at(10_000)
+    assert not g.of("round_end")
+    assert not g.say("room A is ready")
+    assert "no leader" in g.last_reason()
+    g.leaders()
+    assert g.say("room A is ready") and not g.of("round_end")
+    assert g.say("room B is ready")
+    assert g.of("round_end")[0]["round"] == 1
+
+
+def test_gambler_predicts_before_the_reveal_and_blue_wins_apart() -> None:
+    g = Game(players=11, durations=[10, 10, 10])  # odd: the Gambler is in the deck
+    g.say("start the game")
+    g.leaders()
+    for r in range(3):
+        g.at(10 * (r + 1))
+        due = g.engine.hostages_due()  # 11 players: 2, 1, 1
+        a = [p for p in g.engine.state.rooms["A"].members if p != "Alice"][:due]
+        b = [p for p in g.engine.state.rooms["B"].members if p != "Gus"][:due]
+        assert g.say(f"hostages {' and '.join(a)}", "A") and g.say(f"hostages {' and '.join(b)}", "B")
+        assert g.say("leaders have met")
+    assert g.engine.in_state("prediction")
+    assert not g.say("the president is Alice")
+    assert "Gambler must predict first" in g.last_reason()
+    assert g.say("gambler predicts blue")
+    assert g.say("the president is Alice") and g.say("the bomber is Gus")
+    result = g.of("result")[0]
+    assert result["winner"] == "blue" and result["gambler"] == "right"
+    assert g.engine.in_state("result")
+
+
+def test_help_lists_what_fits_the_phase() -> None:
+    g = Game()
+    g.say("what can I say")
+    assert "start the game" in g.of("announce")[-1]["text"]
+    assert "hostages" not in g.of("announce")[-1]["text"]
+    g.say("start the game")
+    g.at(180)
+    g.say("what can I say", "A")
+    assert "hostages Bob and Carol" in g.of("announce")[-1]["text"]
+
+
+def test_repeat_says_the_last_announcement_of_the_room_again() -> None:
+    g = Game()
+    g.say("start the game")
+    g.say("I appoint Alice as leader", "A")
+    g.say("repeat that", "A")
+    assert g.of("announce")[-1]["text"] == "Alice is the leader of room A."
+
+
+@pytest.mark.parametrize("seconds", [60, 30])
+def test_no_warning_at_or_beyond_the_round_length(seconds: int) -> None:
+    g = Game(durations=[seconds, 60, 60])
+    g.say("start the game")
+    g.at(seconds)
+    warnings = [e["text"] for e in g.said("time.warning")]
+    assert warnings == ["30 seconds left.", "10 seconds left."][(1 if seconds == 30 else 0):]
