@@ -9,19 +9,10 @@ from typing import Any
 from moderator.adapters.clock import VirtualClock
 from moderator.errors import ScenarioError
 from moderator.game.engine import Engine
-from moderator.game.rules import make_plan, split_rooms
+from moderator.game.rules import plan_for, split_rooms
 from moderator.scenario import Scenario
 from moderator.speech.catalog import Catalog
 from moderator.speech.grammar import Grammar
-
-
-def plan_for(players: int, options: Any) -> Any:
-    """The game plan for a player count and GameOptions."""
-    return make_plan(
-        players, rounds=options.rounds, bury=options.bury, hostage_table=options.hostage_table,
-        round_seconds=options.round_seconds, durations=options.durations, no_timer=options.no_timer,
-        force=options.force,
-    )
 
 
 def advance(engine: Engine, clock: VirtualClock, target: float) -> None:

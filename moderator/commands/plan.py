@@ -9,7 +9,8 @@ from typing import Any
 from moderator.env import Environment
 from moderator.errors import RulesError
 from moderator.game.plan_view import render_plan
-from moderator.game.rules import HOSTAGE_TABLES, MAX_PLAYERS, MIN_PLAYERS, ROUND_COUNTS, GamePlan, make_plan
+from moderator.game.rules import HOSTAGE_TABLES, MAX_PLAYERS, MIN_PLAYERS, ROUND_COUNTS, GamePlan, plan_for
+from moderator.settings import GameOptions
 
 
 def register(subparsers: Any) -> None:
@@ -79,18 +80,22 @@ def add_plan_options(parser: argparse.ArgumentParser, *, players: bool) -> None:
     )
 
 
-def plan_from_args(args: argparse.Namespace, *, players: int) -> GamePlan:
-    """The GamePlan the set-up options ask for."""
-    return make_plan(
-        players,
+def options_from_args(args: argparse.Namespace) -> GameOptions:
+    """The GameOptions the set-up flags ask for."""
+    return GameOptions(
         rounds=args.rounds,
         bury=args.bury,
         hostage_table=args.hostage_table,
         round_seconds=None if args.round_minutes is None else round(args.round_minutes * 60),
-        durations=None if args.durations is None else parse_durations(args.durations),
+        durations=None if args.durations is None else tuple(parse_durations(args.durations)),
         no_timer=args.no_timer,
         force=args.force,
     )
+
+
+def plan_from_args(args: argparse.Namespace, *, players: int) -> GamePlan:
+    """The GamePlan the set-up flags ask for."""
+    return plan_for(players, options_from_args(args))
 
 
 def parse_durations(text: str) -> list[int]:

@@ -22,7 +22,7 @@ from moderator.play import EventLog, PlaySession, restore_state
 from moderator.roster import check_roster, load_roster, parse_names
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import load_grammar
-from moderator.view import headline, render_text
+from moderator.view import render_text
 
 _ROOM_LABEL = {"A": "room A", "B": "room B", "both": "both"}
 
@@ -179,10 +179,7 @@ async def _tty_loop(session: PlaySession, env: Environment) -> None:
         try:
             while not session.finished:
                 try:
-                    line = await prompt.prompt_async(
-                        "say> ", bottom_toolbar=toolbar, refresh_interval=0.25,
-                        placeholder=lambda: headline(session.engine),
-                    )
+                    line = await prompt.prompt_async("say> ", bottom_toolbar=toolbar, refresh_interval=0.25)
                 except (EOFError, KeyboardInterrupt):
                     return
                 if not _keyboard(session, line, env):

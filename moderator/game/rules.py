@@ -13,6 +13,7 @@ from typing import Any
 
 from moderator import yamlio
 from moderator.errors import RulesError
+from moderator.settings import GameOptions
 
 TABLES_FILE = Path(__file__).with_name("tables.yaml")
 HOSTAGE_TABLES = ("current", "2014")
@@ -239,3 +240,17 @@ def split_rooms(players: Sequence[str], rng: random.Random) -> tuple[list[str], 
     # Which room gets the extra player is random too, not always the first.
     cut = len(shuffled) // 2 + (len(shuffled) % 2 if rng.random() < 0.5 else 0)
     return shuffled[:cut], shuffled[cut:]
+
+
+def plan_for(players: int, options: GameOptions) -> GamePlan:
+    """The plan for a player count under the set-up options of ``play``/``simulate``."""
+    return make_plan(
+        players,
+        rounds=options.rounds,
+        bury=options.bury,
+        hostage_table=options.hostage_table,
+        round_seconds=options.round_seconds,
+        durations=options.durations,
+        no_timer=options.no_timer,
+        force=options.force,
+    )
