@@ -279,7 +279,9 @@ def room_of_command(eng: Engine, intent: str, slots: Slots, mic_room: str | None
     if intent in ("ready", "room_answer"):
         return slots["room"]
     if intent == "name_answer":
-        return mic_room  # the room that was asked decides; name_answer checks the name against it
+        # The room that was asked decides; name_answer checks the name against it.
+        asked = [r for r, s in eng.state.rooms.items() if s.asked_leader]
+        return mic_room if mic_room is not None or len(asked) != 1 else asked[0]
     if not names:
         return mic_room
     rooms = {eng.state.room_of(n) for n in names}

@@ -255,8 +255,11 @@ class Engine:
         due = self.hostages_due()
         self.emit("round_start", round=number, seconds=seconds, hostages={r: due for r in ROOMS})
         self._schedule_round()
-        length = self.text("untimed") if seconds is None else self.catalog.duration(seconds)
-        self.say("both", "round.start", round=number, duration=length, hostages=self.count("hostage", due))
+        if seconds is None:
+            self.say("both", "round.start_untimed", round=number, hostages=self.count("hostage", due))
+        else:
+            self.say("both", "round.start", round=number, duration=self.catalog.duration(seconds),
+                     hostages=self.count("hostage", due))
 
     def pause(self) -> None:
         """Stop the round's clock."""
@@ -265,7 +268,7 @@ class Engine:
         self.state.deadline = None
         self.timers.cancel("round")
         self.fire("pause")
-        self.say("both", "paused", left=self._left_text())
+        self._say_left("paused")
 
     def resume(self) -> None:
         """Restart the round's clock with the time it had."""
@@ -274,7 +277,7 @@ class Engine:
         self.state.remaining = None
         self.fire("resume")
         self._schedule_round()
-        self.say("both", "resumed", left=self._left_text())
+        self._say_left("resumed")
 
     def time_left(self) -> float | None:
         """Seconds left in the running or paused round; None when untimed or no round runs."""
@@ -282,16 +285,21 @@ class Engine:
             return max(0.0, self.state.deadline - self.clock.now())
         return self.state.remaining
 
-    def _left_text(self) -> str:
+    def _say_left(self, key: str) -> None:
+        """ "Game paused. 1 minute left." (or the untimed form of ``key``)."""
         left = self.time_left()
-        return self.text("untimed") if left is None else self.catalog.duration(left)
+        if left is None:
+            self.say("both", f"{key}.untimed")
+        else:
+            self.say("both", key, left=self.catalog.duration(left))
 
     def say_time_left(self, room: str) -> None:
         """Answer "how much time is left"."""
-        if self.in_state("round.running") and self.time_left() is not None:
-            self.say(room, "time.left", left=self._left_text(), round=self.state.round)
-        elif self.in_state("round.paused"):
-            self.say(room, "time.paused", left=self._left_text(), round=self.state.round)
+        left = self.time_left()
+        if self.in_state("round.running") and left is not None:
+            self.say(room, "time.left", left=self.catalog.duration(left), round=self.state.round)
+        elif self.in_state("round.paused") and left is not None:
+            self.say(room, "time.paused", left=self.catalog.duration(left), round=self.state.round)
         elif self.in_state("round"):
             self.say(room, "time.untimed", round=self.state.round)
         elif self.in_state("hostages") or self.in_state("parley"):
