@@ -41,3 +41,7 @@ class JournalError(ModeratorError):
 
 class DeviceError(ModeratorError):
     """An audio device is unknown or failed."""
+
+
+class SynthesisError(ModeratorError):
+    """Speech could not be synthesized."""

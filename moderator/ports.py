@@ -6,7 +6,11 @@ Adapters in ``moderator.adapters`` implement them; tests use the fakes in
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from moderator.audio.clip import Clip
+    from moderator.settings import VoiceSettings
 
 
 class Clock(Protocol):
@@ -22,4 +26,31 @@ class Announcer(Protocol):
 
     def announce(self, room: str, key: str, text: str) -> None:
         """Speak ``text`` (phrase ``key``) in room ``A``, ``B`` or ``both``."""
+        ...
+
+
+class Synthesizer(Protocol):
+    """Turns text into audio. Adapters: pyttsx3 (a worker thread owns it) and the espeak-ng command line."""
+
+    name: str
+    """Identifies the engine in cache keys and messages, e.g. ``pyttsx3:espeak``."""
+
+    def render(self, text: str, voice: VoiceSettings) -> Clip:
+        """Synthesize ``text`` with ``voice``; raises SynthesisError on failure."""
+        ...
+
+    def close(self) -> None:
+        """Release the engine (stop the worker thread)."""
+        ...
+
+
+class AudioOut(Protocol):
+    """Plays clips in a room. Adapters: sounddevice (per-room devices or split stereo), a WAV timeline."""
+
+    def play(self, room: str, clip: Clip, at: float) -> None:
+        """Start ``clip`` in room ``A`` or ``B`` at clock time ``at``; never blocks. Overlaps are mixed."""
+        ...
+
+    def close(self) -> None:
+        """Finish (let queued audio end, or write files) and release devices."""
         ...

@@ -46,3 +46,21 @@ class GameOptions:
 
     shared_mic: bool = False
     """One shared input: the room follows from the names said."""
+
+
+@dataclass(frozen=True)
+class VoiceSettings:
+    """How the moderator's voice sounds in one language (the ``voice:`` section of ``voices/<lang>.yaml``)."""
+
+    name: str = "en-us"
+    """The espeak-ng voice (language) id, e.g. ``en-us``, ``it``, ``fr-fr``, ``cmn``."""
+
+    rate: int = 170
+    """Speaking rate in words per minute."""
+
+    volume: float = 1.0
+    """Loudness, 0.0 to 1.0."""
+
+    def key(self) -> str:
+        """A stable string for cache keys."""
+        return f"{self.name}|{self.rate}|{self.volume:.3f}"

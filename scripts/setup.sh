@@ -7,11 +7,17 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-# System packages: Python with venv and pip.
+# System packages:
+#   python3 python3-venv python3-pip   the virtualenv
+#   libespeak-ng1 espeak-ng            pyttsx3's Linux voice (and the command-line fallback)
+#   libportaudio2                      sounddevice's PortAudio
+#   pulseaudio pulseaudio-utils libasound2-plugins
+#                                      virtual speakers (null sinks) for the audio tests, on machines without a sound card
 if command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends python3 python3-venv python3-pip >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends python3 python3-venv python3-pip \
+    libespeak-ng1 espeak-ng libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins >/dev/null
 fi
 
 PYTHON="${PYTHON:-python3}"

@@ -1,0 +1,1 @@
+"""Audio as data: clips, WAV files, mixing and measuring. Pure: no devices here."""
