@@ -68,6 +68,8 @@ class PlaySession:
         self._rebuild = rebuild
         self._err = err
         self._saved_version = -1
+        #: Called after every tick (the speaker plays what finished rendering).
+        self.on_tick: list[Callable[[], None]] = []
 
     @property
     def finished(self) -> bool:
@@ -83,6 +85,15 @@ class PlaySession:
     def tick(self) -> None:
         """Fire due timers."""
         self._guard(self.engine.tick)
+        for hook in self.on_tick:
+            hook()
+
+    def wait_time(self, longest: float) -> float:
+        """How long the loop may wait before the next timer is due (at most ``longest``)."""
+        due = self.engine.next_due()
+        if due is None:
+            return longest
+        return min(longest, max(0.0, due - self.engine.clock.now()))
 
     def save(self) -> None:
         """Journal the game now if it changed since the last save."""

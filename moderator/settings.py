@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -64,3 +65,28 @@ class VoiceSettings:
     def key(self) -> str:
         """A stable string for cache keys."""
         return f"{self.name}|{self.rate}|{self.volume:.3f}"
+
+
+def load_schedule(path: Path) -> Schedule:
+    """Read the ``schedule:`` section of a settings file (see docs/settings.example.yaml)."""
+    from moderator import yamlio
+    from moderator.errors import ModeratorError
+
+    data = yamlio.load_file(path, error=ModeratorError) or {}
+    raw = data.get("schedule", {}) if isinstance(data, dict) else None
+    if not isinstance(raw, dict):
+        raise ModeratorError(f"{path}: expected a mapping with a 'schedule' section")
+    unknown = set(raw) - {"warnings", "countdown", "leader_nag"}
+    if unknown:
+        raise ModeratorError(f"{path}: unknown schedule settings: {', '.join(sorted(unknown))}; "
+                             "known: warnings, countdown, leader_nag")
+    warnings = raw.get("warnings", list(Schedule.warnings))
+    if not isinstance(warnings, list) or not all(isinstance(w, int) and w > 0 for w in warnings):
+        raise ModeratorError(f"{path}: 'warnings' must be a list of whole seconds, e.g. [60, 30, 10]")
+    for key in ("countdown", "leader_nag"):
+        value = raw.get(key, getattr(Schedule, key))
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ModeratorError(f"{path}: '{key}' must be a whole number of seconds (0 turns it off)")
+    return Schedule(warnings=tuple(sorted(set(warnings), reverse=True)),
+                    countdown=raw.get("countdown", Schedule.countdown),
+                    leader_nag=raw.get("leader_nag", Schedule.leader_nag))

@@ -11,6 +11,7 @@ from moderator.errors import ScenarioError
 from moderator.game.engine import Engine
 from moderator.game.rules import plan_for, split_rooms
 from moderator.scenario import Scenario
+from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog
 from moderator.speech.grammar import Grammar
 
@@ -29,6 +30,8 @@ def run_scenario(
     grammar: Grammar,
     catalog: Catalog,
     listeners: list[Callable[[dict[str, Any]], None]] = (),  # type: ignore[assignment]
+    setup: Callable[[Engine], None] | None = None,
+    schedule: Schedule | None = None,
 ) -> Engine:
     """Play the scenario to its last step in text mode; returns the engine in its final state.
 
@@ -45,9 +48,11 @@ def run_scenario(
         a, b = split_rooms(scenario.players, random.Random(scenario.seed))
         rooms = {"A": a, "B": b}
     plan = plan_for(len(scenario.players), scenario.options)
-    engine = Engine.new(plan, rooms, clock=clock, grammar=grammar, catalog=catalog)
+    engine = Engine.new(plan, rooms, clock=clock, grammar=grammar, catalog=catalog, schedule=schedule)
     for listener in listeners:
         engine.subscribe(listener)
+    if setup is not None:
+        setup(engine)
     engine.begin()
     for step in scenario.steps:
         if step.at is not None:

@@ -18,8 +18,11 @@ from moderator.errors import JournalError, RosterError
 from moderator.game.engine import Engine
 from moderator.game.rules import split_rooms
 from moderator.journal import Journal, Saved, default_path
+from moderator.outputs import add_speech_options, open_output, schedule_from
 from moderator.play import EventLog, PlaySession, restore_state
 from moderator.roster import check_roster, load_roster, parse_names
+from moderator.settings import Schedule
+from moderator.speaking import Voice, make_voice
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import load_grammar
 from moderator.view import render_text
@@ -49,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, help="seed for the random room split (default: random)")
     p.add_argument("--state", type=Path, help=f"where the game is saved (default {default_path()})")
     p.add_argument("--events", type=Path, help="append the JSON Lines event log to this file")
-    p.add_argument("--lang", default="en", help="language of the commands and phrases (default en)")
+    add_speech_options(p, devices=True)
     p.set_defaults(func=run)
 
 
@@ -57,9 +60,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     """Start or resume a game and run it until the result, 'quit' or the end of input."""
     journal = Journal(args.state or default_path())
     grammar, catalog = None, None
+    schedule = schedule_from(args)
+    voice: Voice | None = None
 
     def build(saved: Saved) -> Engine:
-        engine = Engine(restore_state(saved), clock=SystemClock(saved.epoch), grammar=grammar, catalog=catalog)
+        engine = Engine(restore_state(saved), clock=SystemClock(saved.epoch), grammar=grammar, catalog=catalog,
+                        schedule=schedule, announcer=voice.speaker if voice is not None else None)
         engine.subscribe(lambda e: _print_event(e, env))
         if saved.events:
             engine.subscribe(EventLog(Path(saved.events)))
@@ -67,8 +73,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     if args.resume:
         saved = journal.load()
-        grammar, catalog = load_grammar(saved.lang), load_catalog(saved.lang)
+        grammar, catalog = load_grammar("en"), load_catalog(saved.lang)
         engine = build(saved)
+        voice = _speak(engine, args, env, schedule)
         if engine.in_state("result"):
             raise JournalError(f"the saved game at {journal.path} is already over; start a new one")
         if args.paused and engine.state.deadline is not None:
@@ -79,27 +86,49 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     else:
         names = _roster(args)
         plan = plan_from_args(args, players=len(names))
-        grammar, catalog = load_grammar(args.lang), load_catalog(args.lang)
+        # Commands are English-only for now; --lang picks what the moderator says.
+        grammar, catalog = load_grammar("en"), load_catalog(args.lang)
         a, b = split_rooms(names, random.Random(args.seed))
         clock = SystemClock()
         epoch, lang, events = clock.epoch, args.lang, args.events
-        engine = Engine.new(plan, {"A": a, "B": b}, clock=clock, grammar=grammar, catalog=catalog)
+        engine = Engine.new(plan, {"A": a, "B": b}, clock=clock, grammar=grammar, catalog=catalog,
+                            schedule=schedule)
         engine.subscribe(lambda e: _print_event(e, env))
         if events:
             engine.subscribe(EventLog(events))
+        voice = _speak(engine, args, env, schedule)
         engine.begin()
     session = PlaySession(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build, err=env.stderr)
+    if voice is not None:
+        session.on_tick.append(voice.pump)
     session.save()
     print(f"(game saved to {journal.path} after every change)", file=env.stdout)
-    if env.interactive:
-        asyncio.run(_tty_loop(session, env))
-    else:
-        _pipe_loop(session, env)
+    try:
+        if env.interactive:
+            asyncio.run(_tty_loop(session, env))
+        else:
+            _pipe_loop(session, env)
+    finally:
+        if voice is not None:
+            voice.close()
+            voice.out.close()
     if session.finished:
         print("Game over. Thanks for playing!", file=env.stdout)
     else:
         print(f"Game saved. Continue with: moderator play --resume --state {journal.path}", file=env.stdout)
     return 0
+
+
+def _speak(engine: Engine, args: argparse.Namespace, env: Environment, schedule: Schedule) -> Voice | None:
+    """Give the engine a voice if speakers or --audio-out were asked for, and render the set-up phrases."""
+    out = open_output(args, engine.clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
+    if out is None:
+        return None
+    voice = make_voice(engine, out, tts=args.tts, cache_dir=args.cache_dir, live=True,
+                       warn=lambda msg: print(f"moderator: warning: {msg}", file=env.stderr))
+    report = voice.prerender(engine, schedule)
+    print(f"(prepared {report.rendered + report.cached} phrases in {report.seconds:.2f} s)", file=env.stderr)
+    return voice
 
 
 def _roster(args: argparse.Namespace) -> list[str]:
@@ -143,7 +172,8 @@ def _pipe_loop(session: PlaySession, env: Environment) -> None:
         return
     buffer = b""
     while not session.finished:
-        ready, _, _ = select.select([fd], [], [], 0.05)
+        # Wake exactly when the next timer is due, so announcements start on time.
+        ready, _, _ = select.select([fd], [], [], session.wait_time(0.05))
         session.tick()
         if not ready:
             continue
@@ -168,7 +198,7 @@ async def _tty_loop(session: PlaySession, env: Environment) -> None:
     async def ticker() -> None:
         while True:
             session.tick()
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(session.wait_time(0.05))
 
     def toolbar() -> ANSI:
         width = os.get_terminal_size().columns if env.stdout.isatty() else 100

@@ -1,4 +1,4 @@
-"""``moderator simulate``: play a scripted game on a virtual clock and write its event log."""
+"""``moderator simulate``: play a scripted game on a virtual clock and write its event log (and audio)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import Any
 
 from moderator.env import Environment
 from moderator.errors import ScenarioError
-from moderator.scenario import load_scenario
+from moderator.game.engine import Engine
+from moderator.outputs import add_speech_options, schedule_from
+from moderator.scenario import Scenario, load_scenario
 from moderator.simulate import run_scenario
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import load_grammar
@@ -21,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "simulate",
         help="play a scripted game (scenario YAML) on a virtual clock",
         description="Play a whole game from a scenario file on a virtual clock, with no waiting and no "
-        "devices, and write every event to a JSON Lines log. The transcript of what the moderator "
-        "says is printed. Exit status 0 when the script ran to its end, even if commands were refused.",
+        "devices, and write every event to a JSON Lines log. The transcript of what is said is printed. "
+        "With --audio-out, what each room heard is written to roomA.wav and roomB.wav. Exit status 0 when "
+        "the script ran to its end, even if commands were refused.",
     )
     p.add_argument("scenario", type=Path, help="the scenario file (YAML)")
     p.add_argument("--events", type=Path, metavar="OUT.jsonl", help="write the event log here ('-' for stdout)")
@@ -32,43 +35,87 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--noise", help="noise for --input voice: a WAV file or 'babble'")
     p.add_argument("--snr", type=float, help="signal-to-noise ratio in dB for --noise")
     p.add_argument("--seed", type=int, help="override the scenario's seed (room split)")
-    p.add_argument("--lang", default="en", help="language of the grammar and the phrases (default en)")
+    add_speech_options(p, devices=False)
     p.add_argument("--quiet", action="store_true", help="do not print the transcript")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    """Run the scenario; write events; print the transcript."""
+    """Run the scenario; write events (and audio); print the transcript."""
     if args.input == "voice":
         raise ScenarioError("--input voice needs speech recognition, which this version does not have yet; "
                             "use --input text")
     scenario = load_scenario(args.scenario)
     if args.seed is not None:
         scenario = type(scenario)(**{**scenario.__dict__, "seed": args.seed})
-    grammar, catalog = load_grammar(args.lang), load_catalog(args.lang)
-    out = None
-    if args.events is not None and str(args.events) != "-":
-        try:
-            out = args.events.open("w", encoding="utf-8")
-        except OSError as exc:
-            raise ScenarioError(f"cannot write the event log {args.events}: {exc.strerror}") from exc
+    return simulate(scenario, args, env)
 
-    to_stdout = str(args.events) == "-"
+
+def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> int:
+    """Play ``scenario`` with the output options in ``args``."""
+    grammar = load_grammar("en")  # commands are English-only for now; --lang picks what is said
+    catalog = load_catalog(args.lang)
+    events_path = args.events
+    if events_path is None and args.audio_out is not None:
+        events_path = args.audio_out / "events.jsonl"
+    to_stdout = str(events_path) == "-"
+    sinks: list[Any] = []
+    if events_path is not None and not to_stdout:
+        sinks.append(_open(events_path))
+    transcript: list[str] = []
 
     def write(event: dict[str, Any]) -> None:
-        if out is not None:
-            out.write(json.dumps(event, ensure_ascii=False) + "\n")
-        elif to_stdout:
-            env.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
-        if not args.quiet and not to_stdout and event["type"] in ("announce", "command", "rejected"):
-            env.stdout.write(transcript_line(event) + "\n")
+        line = json.dumps(event, ensure_ascii=False)
+        for sink in sinks:
+            sink.write(line + "\n")
+        if to_stdout:
+            env.stdout.write(line + "\n")
+        if event["type"] in ("announce", "command", "rejected"):
+            transcript.append(transcript_line(event))
+            if not args.quiet and not to_stdout:
+                env.stdout.write(transcript[-1] + "\n")
+
+    voice, timeline, last = None, None, [0.0]
+
+    def setup(engine: Engine) -> None:
+        nonlocal voice, timeline
+        engine.subscribe(lambda e: last.__setitem__(0, e["t"]))
+        if args.audio_out is None:
+            return
+        from moderator.audio.timeline import TimelineOut
+        from moderator.speaking import make_voice
+
+        timeline = TimelineOut(args.audio_out, t0=engine.clock.now())
+        voice = make_voice(engine, timeline, tts=args.tts, cache_dir=args.cache_dir,
+                           warn=lambda msg: print(f"moderator: warning: {msg}", file=env.stderr))
+        report = voice.prerender(engine, engine.schedule)
+        print(f"(prepared {report.rendered + report.cached} phrases before the game in {report.seconds:.2f} s: "
+              f"{report.rendered} rendered, {report.cached} from the cache)", file=env.stderr)
 
     try:
-        run_scenario(scenario, grammar=grammar, catalog=catalog, listeners=[write])
+        run_scenario(scenario, grammar=grammar, catalog=catalog, listeners=[write], setup=setup,
+                     schedule=schedule_from(args))
     finally:
-        if out is not None:
-            out.close()
+        for sink in sinks:
+            sink.close()
+        if voice is not None:
+            voice.close()
+    if timeline is not None and args.audio_out is not None:
+        timeline.extend(last[0])
+        timeline.close()
+        (args.audio_out / "transcript.txt").write_text("\n".join(transcript) + "\n", encoding="utf-8")
+        if not args.quiet:
+            print(f"wrote {args.audio_out}/roomA.wav, roomB.wav ({timeline.end - timeline.t0:.0f} s each), "
+                  "timeline.json, events.jsonl, transcript.txt", file=env.stdout)
     return 0
+
+
+def _open(path: Path) -> Any:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"cannot write the event log {path}: {exc.strerror}") from exc
 
 
 def transcript_line(event: dict[str, Any]) -> str:

@@ -347,7 +347,12 @@ class Engine:
         for r in rooms.values():
             r.hostages = None
         self.emit("exchange", to_A=to_a, to_B=to_b)
-        self.say("both", "exchange", to_a=self.names(to_a), to_b=self.names(to_b))
+        self.say("both", "exchange")
+        # One line per hostage, said in the room they leave: each can be rendered before the game.
+        for player in to_b:
+            self.say("A", "exchange.player", player=player, room="B")
+        for player in to_a:
+            self.say("B", "exchange.player", player=player, room="A")
         if not last:
             self.fire("next_round")
             return

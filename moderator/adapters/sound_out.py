@@ -1,0 +1,449 @@
+"""Plays clips in each room through PortAudio (sounddevice): one device per room, or one stereo device split L/R.
+
+How a clip lands on time: ``play(room, clip, at)`` reads the stream's clock
+(``stream.time``) and the game clock (``clock.now()``) back to back; their
+difference maps ``at`` onto the stream's timeline. The PortAudio callback knows
+when the first frame of each buffer it fills will reach the DAC
+(``time.outputBufferDacTime``, on the same timeline as ``stream.time``), so it
+writes the clip's first sample at ``round((target - dac_time) * rate)`` frames
+into the buffer that contains the target. A clip whose time has passed starts
+at the first frame of the next buffer and plays whole. ``starts`` records, per
+clip, the requested time and that estimated DAC time mapped back to the clock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from moderator.errors import DeviceError
+
+if TYPE_CHECKING:
+    from moderator.audio.clip import Clip
+    from moderator.ports import Clock
+
+ROOMS = ("A", "B")
+
+
+def _sounddevice() -> Any:
+    """Import sounddevice late, so the CLI starts on machines without PortAudio."""
+    try:
+        import sounddevice
+    except OSError as exc:  # sounddevice raises OSError when libportaudio is missing
+        raise DeviceError(f"cannot load the PortAudio library ({exc}); install libportaudio2") from exc
+    return sounddevice
+
+
+def list_devices() -> list[dict[str, Any]]:
+    """Every PortAudio device: index, name, host API, channel counts, default rate and default flags."""
+    sd = _sounddevice()
+    try:
+        devices = sd.query_devices()
+        apis = sd.query_hostapis()
+        default_in, default_out = sd.default.device
+    except sd.PortAudioError as exc:
+        raise DeviceError(f"cannot list audio devices: {exc}") from exc
+    return [
+        {
+            "index": index,
+            "name": dev["name"],
+            "hostapi": apis[dev["hostapi"]]["name"],
+            "inputs": dev["max_input_channels"],
+            "outputs": dev["max_output_channels"],
+            "samplerate": dev["default_samplerate"],
+            "default_input": index == default_in,
+            "default_output": index == default_out,
+        }
+        for index, dev in enumerate(devices)
+    ]
+
+
+def list_output_devices() -> list[dict[str, Any]]:
+    """The devices with at least one output channel (see ``list_devices``)."""
+    return [dev for dev in list_devices() if dev["outputs"] > 0]
+
+
+def resolve_device(spec: str | int, devices: list[dict[str, Any]] | None = None) -> int:
+    """The index of an output device named by index or by name.
+
+    A name matches exactly (ignoring case) first, then as a unique substring.
+
+    Raises:
+        DeviceError: unknown, ambiguous or input-only; the message lists the output devices.
+    """
+    devices = list_devices() if devices is None else devices
+    outputs = [dev for dev in devices if dev["outputs"] > 0]
+    available = ", ".join(f"{dev['index']} {dev['name']}" for dev in outputs) or "none"
+    text = str(spec).strip()
+    if isinstance(spec, int) or text.isdigit():
+        found = [dev for dev in devices if dev["index"] == int(text)]
+    else:
+        found = [dev for dev in outputs if dev["name"].lower() == text.lower()]
+        found = found or [dev for dev in outputs if text.lower() in dev["name"].lower()]
+    if not found:
+        raise DeviceError(f"unknown output device {spec!r}; available: {available}")
+    if len(found) > 1:
+        names = ", ".join(f"{dev['index']} {dev['name']}" for dev in found)
+        raise DeviceError(f"output device {spec!r} is ambiguous: it matches {names}; name it by number")
+    if found[0]["outputs"] < 1:
+        raise DeviceError(
+            f"device {found[0]['index']} {found[0]['name']!r} has no output channels; available: {available}"
+        )
+    return int(found[0]["index"])
+
+
+@dataclass(eq=False)
+class _Voice:
+    """One scheduled clip on one stream."""
+
+    room: str
+    samples: np.ndarray
+    channel: int | None  # None: every channel of the stream
+    at: float  # requested clock time
+    target: float  # the same instant on the stream's timeline
+    offset: float  # clock time minus stream time when scheduled
+    pos: int = 0  # samples already written
+
+
+class _Output:
+    """One PortAudio output stream and the voices it mixes; the callback runs in PortAudio's thread."""
+
+    def __init__(
+        self,
+        device: int,
+        name: str,
+        rooms: tuple[str, ...],
+        channels: int,
+        rate: int,
+        latency: float,
+        on_start: Callable[[str, float, float], None],
+    ) -> None:
+        self.device, self.name, self.rooms = device, name, rooms
+        self.channels, self.rate, self.latency = channels, rate, latency
+        self._on_start = on_start
+        self._lock = threading.Lock()
+        self._pending: list[_Voice] = []
+        self._voices: list[_Voice] = []
+        self._frames = 0  # frames handed to PortAudio so far
+        self.drain_until = 0.0  # stream time when the last sample written so far reaches the DAC
+        self._closing = False
+        self.stream: Any = None
+        self.failure: str | None = None  # why the stream failed, once it has
+        self.failed_at = 0.0  # time.monotonic() of the failure
+        self.reported = False  # the failure has been logged
+        self.underflows = 0  # buffers the device wanted before we had them ready: audible glitches
+        self.underflow_reported = False
+        self.last_callback = 0.0
+
+    def open(self) -> None:
+        """Open and start the stream."""
+        sd = _sounddevice()
+        self._closing, self._frames = False, 0
+        with self._lock:
+            self._pending.clear()
+            self._voices.clear()
+        try:
+            self.stream = sd.OutputStream(
+                device=self.device,
+                channels=self.channels,
+                samplerate=self.rate,
+                dtype="float32",
+                latency=self.latency,
+                callback=self._callback,
+                finished_callback=self._finished,
+            )
+            self.stream.start()
+        except (sd.PortAudioError, ValueError) as exc:
+            self.stream = None
+            raise DeviceError(f"cannot open output device {self.device} {self.name!r}: {exc}") from exc
+        self.failure, self.reported, self.last_callback = None, False, time.monotonic()
+
+    def flowing(self) -> bool:
+        """Whether the device has pulled well past PortAudio's prefill, so its DAC times can be trusted."""
+        if self.failure is not None or self.stream is None:
+            return True
+        return self._frames >= (self.stream.latency + 0.1) * self.rate
+
+    def schedule(self, room: str, clip: Clip, at: float, clock: Clock, channel: int | None) -> None:
+        """Queue ``clip`` (already at the stream's rate) to start at clock time ``at``."""
+        sd = _sounddevice()
+        try:
+            stream_now = self.stream.time
+        except (sd.PortAudioError, AttributeError) as exc:
+            self.fail(f"stream clock unavailable: {exc}")
+            return
+        offset = clock.now() - stream_now
+        voice = _Voice(room, clip.samples.astype(np.float32, copy=False), channel, at, at - offset, offset)
+        with self._lock:
+            self._pending.append(voice)
+
+    def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        outdata.fill(0)
+        if status and getattr(status, "output_underflow", False):
+            self.underflows += 1
+        dac = time_info.outputBufferDacTime or (time_info.currentTime + self.latency)  # 0: not reported
+        with self._lock:
+            self._voices.extend(self._pending)
+            self._pending.clear()
+            voices = list(self._voices)
+        done = set()
+        for voice in voices:
+            if voice.pos == 0:
+                at = round((voice.target - dac) * self.rate)
+                if at >= frames:
+                    continue
+                at = max(0, at)
+                self._on_start(voice.room, voice.at, voice.offset + dac + at / self.rate)
+            else:
+                at = 0
+            n = min(frames - at, len(voice.samples) - voice.pos)
+            chunk = voice.samples[voice.pos : voice.pos + n]
+            if voice.channel is None:
+                outdata[at : at + n] += chunk[:, None]
+            else:
+                outdata[at : at + n, voice.channel] += chunk
+            voice.pos += n
+            self.drain_until = max(self.drain_until, dac + (at + n) / self.rate)
+            if voice.pos >= len(voice.samples):
+                done.add(voice)
+        if done:
+            with self._lock:
+                self._voices = [v for v in self._voices if v not in done]
+        np.clip(outdata, -1.0, 1.0, out=outdata)
+        self._frames += frames
+        self.last_callback = time.monotonic()
+
+    def _finished(self) -> None:
+        if not self._closing:
+            self.fail("the stream stopped unexpectedly (device lost?)")
+
+    def check(self, stall_after: float) -> None:
+        """Notice a stream that stopped, or pulled no audio for ``stall_after`` s, without telling us."""
+        if self.failure is not None or self.stream is None:
+            return
+        try:
+            active = self.stream.active
+        except Exception as exc:  # a lost device may fail even this query
+            self.fail(f"the stream cannot be queried: {exc}")
+            return
+        if not active:
+            self.fail("the stream is no longer active (device lost?)")
+        elif time.monotonic() - self.last_callback > stall_after:
+            self.fail(f"it pulled no audio for {stall_after:g} s (device lost or suspended?)")
+
+    def fail(self, reason: str) -> None:
+        """Mark the stream failed and drop its voices; it is closed on the next reopen or close."""
+        if self.failure is None:
+            self.failure, self.failed_at = reason, time.monotonic()
+        with self._lock:
+            self._pending.clear()
+            self._voices.clear()
+
+    def busy(self) -> bool:
+        """Whether voices are queued or playing."""
+        with self._lock:
+            return bool(self._pending or self._voices)
+
+    def drained(self) -> bool:
+        """Whether everything written has reached the DAC (PortAudio's ALSA stop may drop the last buffer)."""
+        try:
+            return self.failure is not None or self.stream is None or self.stream.time >= self.drain_until
+        except Exception:  # a lost device: nothing more will drain
+            return True
+
+    def close(self) -> None:
+        """Stop and close the stream."""
+        self._closing = True
+        stream, self.stream = self.stream, None
+        if stream is None:
+            return
+        # A lost device may refuse to stop or close; there is nothing left to do about it then.
+        with contextlib.suppress(Exception):
+            if self.failure is None:
+                stream.stop()
+            else:
+                stream.abort()
+        with contextlib.suppress(Exception):
+            stream.close()
+
+
+class SoundDeviceOut:
+    """The ``AudioOut`` port on real speakers: a device per room, or one stereo device with A left, B right.
+
+    A device that fails mid-game is logged once (through ``log``, always from the thread calling
+    ``play``/``poll``/``close``), its room goes quiet, and it is reopened on a later ``play`` after
+    ``retry_after`` seconds. The game and its clock go on regardless.
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        room_a: str | int | None = None,
+        room_b: str | int | None = None,
+        split_stereo: str | int | None = None,
+        rate: int | None = None,
+        latency: float = 0.05,
+        log: Callable[[str], None] = print,
+        retry_after: float = 5.0,
+        warm_up: float = 3.0,
+        stall_after: float = 2.0,
+    ) -> None:
+        """Open the streams.
+
+        Args:
+            room_a, room_b: the device of each room (index or name); None: that room has no speaker.
+            split_stereo: one stereo device for both rooms (A left, B right); excludes room_a/room_b.
+            rate: the stream rate; None (or a rate the device refuses): the device's default rate.
+            latency: the PortAudio buffer in seconds; a clip asked for "now" starts about this late.
+            retry_after: seconds between a failure and the next attempt to reopen the device.
+            warm_up: the longest wait at start for audio to flow.
+            stall_after: a stream that pulls no audio for this long counts as a lost device.
+
+        Raises:
+            DeviceError: a device is unknown, shared by both rooms without split stereo, or cannot open.
+        """
+        self.clock, self.log, self.retry_after, self.stall_after = clock, log, retry_after, stall_after
+        self._starts: list[tuple[str, float, float]] = []
+        self._starts_lock = threading.Lock()
+        self._routes: dict[str, tuple[_Output, int | None]] = {}
+        self._outputs: list[_Output] = []
+        devices = list_devices()
+        if split_stereo is not None:
+            if room_a is not None or room_b is not None:
+                raise DeviceError("split stereo plays both rooms on one device; do not also name room devices")
+            out = self._output(devices, split_stereo, ("A", "B"), rate, latency, stereo=True)
+            self._routes = {"A": (out, 0), "B": (out, 1)}
+        else:
+            specs = {"A": room_a, "B": room_b}
+            chosen = {room: resolve_device(spec, devices) for room, spec in specs.items() if spec is not None}
+            if not chosen:
+                raise DeviceError("no output device given: name one per room, or one for split stereo")
+            if len(set(chosen.values())) < len(chosen):
+                raise DeviceError(
+                    f"rooms A and B both name output device {chosen['A']}; a device plays one "
+                    "room, or use split stereo (A on the left, B on the right)"
+                )
+            for room, index in chosen.items():
+                self._routes[room] = (self._output(devices, index, (room,), rate, latency, stereo=False), None)
+            for room in ROOMS:
+                if room not in chosen:
+                    log(f"room {room} has no speaker: its announcements are not played")
+        try:
+            for out in self._outputs:
+                out.open()
+        except DeviceError:
+            self.close()
+            raise
+        # Some sinks (PulseAudio's null sink, Bluetooth) pull no audio for a while after a stream opens,
+        # and the DAC times they report meanwhile are wrong: wait for them, in parallel, within reason.
+        deadline = time.monotonic() + warm_up
+        while not all(out.flowing() for out in self._outputs) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def _output(
+        self,
+        devices: list[dict[str, Any]],
+        spec: str | int,
+        rooms: tuple[str, ...],
+        rate: int | None,
+        latency: float,
+        *,
+        stereo: bool,
+    ) -> _Output:
+        index = resolve_device(spec, devices)
+        dev = next(d for d in devices if d["index"] == index)
+        if stereo and dev["outputs"] < 2:
+            raise DeviceError(f"split stereo needs two output channels; device {index} {dev['name']!r} has 1")
+        channels = 2 if stereo else min(2, dev["outputs"])
+        rate = self._rate(index, dev, channels, rate)
+        out = _Output(index, dev["name"], rooms, channels, rate, latency, self._record_start)
+        self._outputs.append(out)
+        return out
+
+    def _rate(self, index: int, dev: dict[str, Any], channels: int, rate: int | None) -> int:
+        default = round(dev["samplerate"])
+        if rate is None or rate == default:
+            return default
+        sd = _sounddevice()
+        try:
+            sd.check_output_settings(device=index, channels=channels, samplerate=rate, dtype="float32")
+        except (sd.PortAudioError, ValueError):
+            self.log(f"device {index} {dev['name']!r} refuses {rate} Hz; using its default {default} Hz")
+            return default
+        return rate
+
+    def _record_start(self, room: str, at: float, started: float) -> None:
+        with self._starts_lock:
+            self._starts.append((room, at, started))
+
+    @property
+    def starts(self) -> list[tuple[str, float, float]]:
+        """Per clip started so far: (room, requested clock time, estimated clock time of its first DAC sample)."""
+        with self._starts_lock:
+            return list(self._starts)
+
+    @property
+    def failed_rooms(self) -> set[str]:
+        """The rooms whose device has failed and not been reopened."""
+        return {room for room, (out, _) in self._routes.items() if out.failure is not None}
+
+    def play(self, room: str, clip: Clip, at: float) -> None:
+        """Start ``clip`` in room ``A`` or ``B`` at clock time ``at`` (now, if past); mixed with what plays."""
+        if room not in ROOMS:
+            raise ValueError(f"room must be 'A' or 'B', not {room!r}")
+        self.poll()
+        route = self._routes.get(room)
+        if route is None:
+            return
+        out, channel = route
+        if out.failure is not None and not self._reopen(out):
+            return
+        out.schedule(room, clip.resample(out.rate), at, self.clock, channel)
+
+    def poll(self) -> None:
+        """Log device failures noticed since the last call (``play`` calls it; a game loop may too)."""
+        for out in self._outputs:
+            out.check(self.stall_after)
+            if out.failure is not None and not out.reported:
+                out.reported = True
+                rooms = " and ".join(out.rooms)
+                self.log(
+                    f"room {rooms}: output device {out.device} {out.name!r} failed: {out.failure}; "
+                    f"room {rooms} is silent until it comes back"
+                )
+            if out.underflows and not out.underflow_reported:
+                out.underflow_reported = True
+                self.log(
+                    f"room {' and '.join(out.rooms)}: output device {out.device} {out.name!r} ran dry "
+                    "(audio glitch); a larger latency may help"
+                )
+
+    def _reopen(self, out: _Output) -> bool:
+        if time.monotonic() - out.failed_at < self.retry_after:
+            return False
+        out.close()
+        try:
+            out.open()  # play never blocks: the first clips may start late instead
+        except DeviceError:
+            out.failed_at = time.monotonic()
+            return False
+        self.log(f"room {' and '.join(out.rooms)}: output device {out.device} {out.name!r} is back")
+        return True
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Let queued clips finish (at most ``timeout`` s), then stop and close every stream."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.poll()
+            if not any(out.busy() or not out.drained() for out in self._outputs if out.failure is None):
+                break
+            time.sleep(0.01)
+        for out in self._outputs:
+            out.close()

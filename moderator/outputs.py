@@ -1,0 +1,64 @@
+"""The speech-output options shared by play, say, simulate and demo, and opening what they ask for."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from moderator.ports import AudioOut, Clock
+from moderator.settings import Schedule, load_schedule
+
+
+def add_speech_options(p: argparse.ArgumentParser, *, devices: bool) -> None:
+    """``--lang --tts --cache-dir --settings --audio-out`` and, for live use, the device options."""
+    p.add_argument("--lang", default="en", help="language of the moderator's phrases: en, it, fr, zh (default en)")
+    p.add_argument("--audio-out", type=Path, metavar="DIR",
+                   help="speak, and write what each room heard to DIR/roomA.wav and DIR/roomB.wav "
+                   "(with timeline.json; simulate and demo also write events.jsonl and transcript.txt)")
+    if devices:
+        p.add_argument("--room-a-out", metavar="DEVICE", help="room A's speaker (device name or index)")
+        p.add_argument("--room-b-out", metavar="DEVICE", help="room B's speaker (device name or index)")
+        p.add_argument("--split-stereo", metavar="DEVICE",
+                       help="one stereo device for both rooms: room A on the left, room B on the right "
+                       "(e.g. 'default')")
+    p.add_argument("--tts", choices=("auto", "pyttsx3", "espeak-ng"), default="auto",
+                   help="speech synthesizer (default auto: pyttsx3, else the espeak-ng command line)")
+    p.add_argument("--cache-dir", type=Path, help="where rendered phrases are cached (default: user cache dir)")
+    p.add_argument("--settings", type=Path, metavar="FILE",
+                   help="settings file with the spoken schedule (see docs/settings.example.yaml)")
+
+
+def schedule_from(args: argparse.Namespace) -> Schedule:
+    """The schedule of ``--settings``, or the defaults."""
+    return load_schedule(args.settings) if getattr(args, "settings", None) else Schedule()
+
+
+def wants_devices(args: argparse.Namespace) -> bool:
+    """True when a speaker device was named."""
+    return any(getattr(args, name, None) is not None for name in ("room_a_out", "room_b_out", "split_stereo"))
+
+
+def open_output(args: argparse.Namespace, clock: Clock, log: Callable[[str], None]) -> AudioOut | None:
+    """The AudioOut the options ask for: devices, a WAV timeline, or None (text only)."""
+    if wants_devices(args):
+        if args.audio_out is not None:
+            from moderator.errors import DeviceError
+
+            raise DeviceError("choose speakers (--room-a-out/--room-b-out/--split-stereo) or --audio-out, not both")
+        from moderator.adapters.sound_out import SoundDeviceOut
+
+        return SoundDeviceOut(clock, room_a=_device(args.room_a_out), room_b=_device(args.room_b_out),
+                              split_stereo=_device(args.split_stereo), log=log)
+    if args.audio_out is not None:
+        from moderator.audio.timeline import TimelineOut
+
+        return TimelineOut(args.audio_out, t0=clock.now())
+    return None
+
+
+def _device(spec: str | None) -> str | int | None:
+    """Device names as given; a number is an index."""
+    if spec is None:
+        return None
+    return int(spec) if spec.strip().isdigit() else spec

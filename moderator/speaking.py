@@ -1,0 +1,81 @@
+"""Assembles speech output: synthesizer, render cache, pre-rendering and the Speaker, for an AudioOut."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from moderator.game.engine import Engine
+from moderator.ports import AudioOut, Synthesizer
+from moderator.settings import Schedule, VoiceSettings
+from moderator.speech.cache import PrerenderReport, RenderCache, default_cache_dir
+from moderator.speech.catalog import Catalog
+from moderator.speech.prerender import setup_phrases
+from moderator.speech.speaker import Speaker
+
+
+def voice_settings(catalog: Catalog) -> VoiceSettings:
+    """The ``voice:`` section of a phrase catalogue."""
+    v = catalog.voice
+    return VoiceSettings(name=str(v.get("name", "en-us")), rate=int(v.get("rate", 170)),
+                         volume=float(v.get("volume", 1.0)))
+
+
+@dataclass
+class Voice:
+    """Everything that makes the moderator speak in one language."""
+
+    synth: Synthesizer
+    cache: RenderCache
+    settings: VoiceSettings
+    speaker: Speaker
+    executor: ThreadPoolExecutor | None
+    out: AudioOut
+
+    def prerender(self, engine: Engine, schedule: Schedule) -> PrerenderReport:
+        """Render what is known before the game starts."""
+        texts = setup_phrases(engine.catalog, engine.state, schedule)
+        return self.cache.prerender(texts, self.settings, timer=time.perf_counter)
+
+    def pump(self) -> None:
+        """Play what finished rendering; let the output notice failed devices."""
+        self.speaker.pump()
+        poll = getattr(self.out, "poll", None)
+        if poll is not None:
+            poll()
+
+    def close(self) -> None:
+        """Stop the background renderer and the synthesizer."""
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
+        self.synth.close()
+
+
+def make_voice(
+    engine: Engine,
+    out: AudioOut,
+    *,
+    tts: str = "auto",
+    cache_dir: Path | None = None,
+    live: bool = False,
+    warn: Callable[[str], None] = print,
+) -> Voice:
+    """Give ``engine`` a voice through ``out``. ``live`` renders unexpected phrases in the background."""
+    from moderator.adapters.tts import make_synthesizer
+
+    synth = make_synthesizer(tts, warn=warn)
+    cache = RenderCache(cache_dir or default_cache_dir(), synth)
+    settings = voice_settings(engine.catalog)
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render") if live else None
+    speaker = Speaker(
+        clock=engine.clock,
+        out=out,
+        lookup=lambda text: cache.get(text, settings) if cache.contains(text, settings) else None,
+        render=lambda text: cache.get(text, settings),
+        background=executor,
+    )
+    engine.announcer = speaker
+    return Voice(synth, cache, settings, speaker, executor, out)

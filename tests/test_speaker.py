@@ -1,0 +1,69 @@
+"""The Speaker: phrases to clips, queued per room, pre-rendered ones never waiting on synthesis."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from fakes import FakeSynth, RecordingOut
+
+from moderator.adapters.clock import VirtualClock
+from moderator.audio.clip import Clip
+from moderator.settings import VoiceSettings
+from moderator.speech.speaker import GAP, Speaker, time_up_cue
+
+VOICE = VoiceSettings()
+
+
+def speaker(**kw: object) -> tuple[Speaker, RecordingOut, VirtualClock, FakeSynth]:
+    clock, out, synth = VirtualClock(100.0), RecordingOut(), FakeSynth()
+    ready: dict[str, Clip] = {}
+    sp = Speaker(clock=clock, out=out, lookup=ready.get, render=lambda t: synth.render(t, VOICE), **kw)  # type: ignore[arg-type]
+    sp.ready = ready  # type: ignore[attr-defined]
+    return sp, out, clock, synth
+
+
+def test_both_rooms_speak_at_once_and_each_room_queues_its_own() -> None:
+    sp, out, clock, _ = speaker()
+    sp.announce("both", "round.start", "Round 1. 3 minutes.")
+    sp.announce("A", "leader.appointed", "Alice is the leader of room A.")
+    (ra, c1, t1), (rb, _, t2), (ra2, _, t3) = out.played
+    assert (ra, rb, ra2) == ("A", "B", "A")
+    assert t1 == t2 == 100.0, "the rooms do not wait for each other"
+    assert t3 == 100.0 + c1.duration + GAP, "room A's second utterance waits for its first"
+    clock.set(200.0)
+    sp.announce("B", "time.warning", "1 minute left.")
+    assert out.played[-1][2] == 200.0
+
+
+def test_time_up_starts_with_the_cue() -> None:
+    sp, out, _, _ = speaker()
+    sp.announce("A", "time.over", "Time's up!")
+    clip = out.played[0][1]
+    cue = time_up_cue()
+    assert clip.duration > cue.duration
+    assert (clip.samples[: len(cue.samples)] == cue.samples).all()
+
+
+def test_with_a_background_renderer_prerendered_warnings_are_not_held_up() -> None:
+    gate: Future[None] = Future()
+
+    def slow_render(text: str) -> Clip:
+        gate.result(timeout=5)  # synthesis is still running...
+        return FakeSynth().render(text, VOICE)
+
+    clock, out = VirtualClock(10.0), RecordingOut()
+    warning = FakeSynth().render("30 seconds left.", VOICE)
+    with ThreadPoolExecutor(1) as pool:
+        sp = Speaker(clock=clock, out=out, lookup={"30 seconds left.": warning}.get, render=slow_render,
+                     background=pool)
+        sp.announce("A", "refuse.parse", "I did not understand that.")
+        sp.announce("A", "time.warning", "30 seconds left.")
+        assert [(room, at) for room, _, at in out.played] == [("A", 10.0)], "the warning plays on time"
+        sp.pump()
+        assert len(out.played) == 1
+        gate.set_result(None)
+        clock.set(10.4)
+        while sp.pending:
+            sp.pump()
+    assert len(out.played) == 2
+    assert out.played[1][2] >= 10.4

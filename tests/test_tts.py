@@ -1,0 +1,287 @@
+"""The Synthesizer contract, run against the fake and both real adapters, and the engine choice."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import pytest
+from fakes import FakeSynth
+
+from moderator.adapters import tts
+from moderator.adapters.tts import EspeakCliSynth, Pyttsx3Synth, make_synthesizer
+from moderator.audio.clip import rms_db
+from moderator.errors import SynthesisError
+from moderator.ports import Synthesizer
+from moderator.settings import VoiceSettings
+
+SENTENCE = "Round one. Three minutes. Each room sends one hostage."
+EN = VoiceSettings("en-us", 170, 1.0)
+
+
+class SynthesizerContract:
+    """What every Synthesizer does; each adapter's test class inherits it and says how to make one."""
+
+    def make(self) -> Synthesizer:
+        raise NotImplementedError
+
+    @pytest.fixture
+    def synth(self):
+        synth = self.make()
+        yield synth
+        synth.close()
+
+    def test_renders_speech(self, synth):
+        clip = synth.render(SENTENCE, EN)
+        assert 0.3 < clip.duration < 10
+        assert clip.samples.dtype == np.float32
+        assert rms_db(clip.samples) > -35  # silence is -inf; espeak speaks at about -22 dBFS
+
+    def test_has_a_name(self, synth):
+        assert isinstance(synth.name, str) and synth.name
+
+    def test_longer_text_gives_a_longer_clip(self, synth):
+        short = synth.render("Time's up.", EN)
+        long = synth.render("Time's up! Round two is over. Leaders, go to the hallway and meet.", EN)
+        assert long.duration > 1.5 * short.duration
+
+    def test_faster_rate_gives_a_shorter_clip(self, synth):
+        slow = synth.render(SENTENCE, VoiceSettings("en-us", 120))
+        fast = synth.render(SENTENCE, VoiceSettings("en-us", 300))
+        assert fast.duration < 0.7 * slow.duration
+
+    def test_settings_apply_to_every_render(self, synth):
+        # pyttsx3's espeak driver used to drop a quarter of property changes at random.
+        settings = [VoiceSettings(name, rate) for name in ("en-us", "it") for rate in (120, 300)]
+        durations: dict[VoiceSettings, list[float]] = {s: [] for s in settings}
+        for i in (0, 3, 1, 2, 0, 2, 3, 1, 2, 0, 1, 3, 3, 0, 2, 1):
+            durations[settings[i]].append(synth.render(SENTENCE, settings[i]).duration)
+        for voice, seen in durations.items():
+            assert max(seen) - min(seen) < 0.2, (voice, seen)
+        for name in ("en-us", "it"):
+            slow, fast = (durations[VoiceSettings(name, rate)][0] for rate in (120, 300))
+            assert fast < 0.7 * slow
+
+    @pytest.mark.parametrize(
+        ("name", "text"),
+        [
+            ("en-us", "Room A is ready."),
+            ("it", "La stanza A è pronta."),
+            ("fr-fr", "La salle A est prête."),
+            ("cmn", "A 房间准备好了。"),
+        ],
+    )
+    def test_each_game_language_speaks(self, synth, name, text):
+        clip = synth.render(text, VoiceSettings(name, 170, 1.0))
+        assert 0.3 < clip.duration < 10
+        assert rms_db(clip.samples) > -35
+
+    def test_voices_sound_different(self, synth):
+        english = synth.render("Bomber", VoiceSettings("en-us"))
+        italian = synth.render("Bomber", VoiceSettings("it"))
+        n = min(len(english.samples), len(italian.samples))
+        assert len(english.samples) != len(italian.samples) or not np.array_equal(
+            english.samples[:n], italian.samples[:n]
+        )
+
+    def test_unknown_voice_is_an_error_naming_valid_voices(self, synth):
+        with pytest.raises(SynthesisError) as err:
+            synth.render("Hello", VoiceSettings("xx-klingon"))
+        message = str(err.value)
+        assert "xx-klingon" in message
+        assert "en-us" in message
+
+    def test_empty_text_is_an_error(self, synth):
+        with pytest.raises(SynthesisError, match="empty"):
+            synth.render("   ", EN)
+
+    def test_renders_from_many_threads_at_once(self, synth):
+        voices = [VoiceSettings(name, rate) for name in ("en-us", "it", "fr-fr") for rate in (120, 220, 320)]
+        jobs = [(f"Player {i} is the leader of room {'AB'[i % 2]}.", voice) for i, voice in enumerate(voices)]
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            clips = list(pool.map(lambda job: synth.render(*job), jobs))
+        # Each result is what its request asked for (no settings leak between requests); espeak
+        # varies by a few tens of milliseconds with what it said before.
+        for (text, voice), clip in zip(jobs, clips, strict=True):
+            assert abs(clip.duration - synth.render(text, voice).duration) < 0.1
+
+    def test_close_stops_it(self, synth):
+        synth.render("ok", EN)
+        synth.close()
+        with pytest.raises(SynthesisError, match="closed"):
+            synth.render("ok", EN)
+        synth.close()  # twice is fine
+
+
+class TestFakeSynth(SynthesizerContract):
+    def make(self) -> Synthesizer:
+        return FakeSynth()
+
+
+class TestEspeakCliSynth(SynthesizerContract):
+    def make(self) -> Synthesizer:
+        return EspeakCliSynth()
+
+    def test_clips_are_at_espeaks_rate(self, synth):
+        assert synth.render("ok", EN).rate == 22050
+
+    def test_text_starting_with_a_dash_is_spoken_not_parsed(self, synth):
+        assert synth.render("-v nonsense", EN).duration > 0.3
+
+
+class TestPyttsx3Synth(SynthesizerContract):
+    def make(self) -> Synthesizer:
+        return Pyttsx3Synth()
+
+    def test_clips_are_at_espeaks_rate(self, synth):
+        assert synth.render("ok", EN).rate == 22050
+
+    def test_close_stops_the_worker_thread(self, synth):
+        assert synth.alive
+        synth.close()
+        assert not synth.alive
+
+    def test_the_engine_is_used_from_one_thread_only(self, synth, monkeypatch):
+        import pyttsx3.engine
+
+        seen: set[int] = set()
+        original = pyttsx3.engine.Engine.runAndWait
+
+        def spy(engine):
+            seen.add(threading.get_ident())
+            original(engine)
+
+        monkeypatch.setattr(pyttsx3.engine.Engine, "runAndWait", spy)
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(pool.map(lambda i: synth.render(f"Hostage {i}", EN), range(8)))
+        assert len(seen) == 1
+        assert threading.get_ident() not in seen
+
+    def test_survives_its_temp_folder_being_cleaned(self, synth):
+        synth.render("Before.", EN)
+        shutil.rmtree(synth._workdir)  # a /tmp cleaner; an unwritable WAV hangs pyttsx3's loop
+        assert synth.render("After.", EN).duration > 0.3
+
+    def test_does_not_print_on_stdout(self, synth, capsys):
+        synth.render("Quiet, please.", EN)
+        assert capsys.readouterr().out == ""
+
+    def test_two_synthesizers_share_the_engine_safely(self, synth):
+        other = Pyttsx3Synth()
+        try:
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                clips = list(pool.map(lambda i: [synth, other][i % 2].render(f"Round {i}.", EN), range(8)))
+            assert all(c.duration > 0.3 for c in clips)
+        finally:
+            other.close()
+        assert synth.render("Still here.", EN).duration > 0.3
+
+    def test_a_new_synthesizer_works_after_one_is_closed(self, synth):
+        synth.close()
+        again = Pyttsx3Synth()
+        try:
+            assert again.render("Again.", EN).duration > 0.3
+        finally:
+            again.close()
+
+
+class HangingEngine:
+    """Stands in for a pyttsx3 engine whose run loop never returns (the hang some users report)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def getProperty(self, name: str) -> Any:
+        assert name == "voices"
+        return [type("Voice", (), {"id": "gmw/en-us", "languages": ["en-us"]})()]
+
+    def connect(self, topic: str, cb: Any) -> dict:
+        return {"topic": topic, "cb": cb}
+
+    def disconnect(self, token: dict) -> None:
+        pass
+
+    def setProperty(self, name: str, value: Any) -> None:
+        pass
+
+    def save_to_file(self, text: str, path: str) -> None:
+        pass
+
+    def runAndWait(self) -> None:
+        self.release.wait(timeout=30)
+
+
+def test_a_hung_engine_times_out_then_fails_fast(monkeypatch):
+    import pyttsx3
+
+    engine = HangingEngine()
+    monkeypatch.setattr(pyttsx3, "init", lambda *a, **k: engine)
+    synth = Pyttsx3Synth(timeout=0.3)
+    try:
+        with pytest.raises(SynthesisError, match="within"):
+            synth.render("Hello", EN)
+        with pytest.raises(SynthesisError, match="stopped responding"):
+            synth.render("Hello", EN)
+    finally:
+        engine.release.set()
+        synth.close()
+    assert not synth.alive
+
+
+class TestMakeSynthesizer:
+    def test_auto_prefers_pyttsx3(self):
+        warnings: list[str] = []
+        synth = make_synthesizer("auto", warn=warnings.append)
+        try:
+            assert isinstance(synth, Pyttsx3Synth)
+            assert warnings == []
+        finally:
+            synth.close()
+
+    def test_auto_falls_back_to_the_command_line_with_a_warning(self, monkeypatch):
+        import pyttsx3
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("This means you probably do not have eSpeak or eSpeak-ng installed!")
+
+        monkeypatch.setattr(pyttsx3, "init", broken)
+        warnings: list[str] = []
+        synth = make_synthesizer("auto", warn=warnings.append)
+        try:
+            assert isinstance(synth, EspeakCliSynth)
+            assert len(warnings) == 1
+            assert "pyttsx3 is unavailable" in warnings[0]
+            assert "eSpeak-ng installed" in warnings[0]
+            assert "espeak-ng command line" in warnings[0]
+        finally:
+            synth.close()
+
+    def test_forced_engines(self):
+        for prefer, cls in [("pyttsx3", Pyttsx3Synth), ("espeak-ng", EspeakCliSynth)]:
+            synth = make_synthesizer(prefer)
+            try:
+                assert isinstance(synth, cls)
+            finally:
+                synth.close()
+
+    def test_neither_engine_says_what_to_install(self, monkeypatch):
+        import pyttsx3
+
+        monkeypatch.setattr(pyttsx3, "init", lambda *a, **k: (_ for _ in ()).throw(OSError("libespeak-ng.so.1")))
+        monkeypatch.setenv("PATH", "/nonexistent")
+        with pytest.raises(SynthesisError) as err:
+            make_synthesizer("auto", warn=lambda _: None)
+        assert "libespeak-ng1" in str(err.value) and "apt-get install" in str(err.value)
+        with pytest.raises(SynthesisError, match="espeak-ng program is not installed"):
+            make_synthesizer("espeak-ng")
+
+    def test_unknown_engine(self):
+        with pytest.raises(SynthesisError, match="choose auto, pyttsx3 or espeak-ng"):
+            make_synthesizer("festival")
+
+    def test_default_warning_goes_to_stderr(self, capsys):
+        tts._to_stderr("hello")
+        assert capsys.readouterr().err == "warning: hello\n"
