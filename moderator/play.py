@@ -82,9 +82,12 @@ class PlaySession:
         if text:
             self._guard(lambda: self.engine.handle_text(text, room))
 
+    #: Timers are handled this far ahead, so that their audio can be scheduled to start exactly on time.
+    LEAD = 0.15
+
     def tick(self) -> None:
-        """Fire due timers."""
-        self._guard(self.engine.tick)
+        """Fire due timers (and those due within LEAD seconds)."""
+        self._guard(lambda: self.engine.tick(self.LEAD))
         for hook in self.on_tick:
             hook()
 
@@ -93,7 +96,7 @@ class PlaySession:
         due = self.engine.next_due()
         if due is None:
             return longest
-        return min(longest, max(0.0, due - self.engine.clock.now()))
+        return min(longest, max(0.0, due - self.LEAD - self.engine.clock.now()))
 
     def save(self) -> None:
         """Journal the game now if it changed since the last save."""

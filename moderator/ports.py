@@ -24,8 +24,9 @@ class Clock(Protocol):
 class Announcer(Protocol):
     """Says something in a room. Speech output implements this; the terminal prints it."""
 
-    def announce(self, room: str, key: str, text: str) -> None:
-        """Speak ``text`` (phrase ``key``) in room ``A``, ``B`` or ``both``."""
+    def announce(self, room: str, key: str, text: str, at: float | None = None) -> None:
+        """Speak ``text`` (phrase ``key``) in room ``A``, ``B`` or ``both``, starting at clock time ``at``
+        (None: now). A timer's announcement comes slightly ahead with its exact time, so audio can start on it."""
         ...
 
 

@@ -17,6 +17,10 @@ from moderator.speech.prerender import setup_phrases
 from moderator.speech.speaker import Speaker
 
 
+#: How early a live Speaker hands the next phrase to the output (covers the output latency and loop period).
+LIVE_HORIZON = 0.3
+
+
 def voice_settings(catalog: Catalog) -> VoiceSettings:
     """The ``voice:`` section of a phrase catalogue."""
     v = catalog.voice
@@ -47,6 +51,13 @@ class Voice:
         if poll is not None:
             poll()
 
+    def finish(self, timeout: float = 60.0) -> None:
+        """Let everything already announced be handed to the output (the last phrases of a game)."""
+        deadline = time.monotonic() + timeout
+        while not self.speaker.idle and time.monotonic() < deadline:
+            self.pump()
+            time.sleep(0.02)
+
     def close(self) -> None:
         """Stop the background renderer and the synthesizer."""
         if self.executor is not None:
@@ -76,6 +87,9 @@ def make_voice(
         lookup=lambda text: cache.get(text, settings) if cache.contains(text, settings) else None,
         render=lambda text: cache.get(text, settings),
         background=executor,
+        # Live: hand phrases to the speakers just before they start, so timed ones can go first.
+        horizon=LIVE_HORIZON if live else float("inf"),
+        next_timed=engine.next_due,
     )
     engine.announcer = speaker
     return Voice(synth, cache, settings, speaker, executor, out)

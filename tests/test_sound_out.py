@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
 import subprocess
 import sys
@@ -18,6 +20,8 @@ from moderator.adapters import sound_out
 from moderator.adapters.clock import VirtualClock
 from moderator.adapters.sound_out import SoundDeviceOut, resolve_device
 from moderator.audio.clip import Clip, rms_db
+from moderator.commands import devices
+from moderator.env import Environment
 from moderator.errors import DeviceError
 
 RATE = 44100
@@ -267,7 +271,7 @@ def test_a_lost_device_is_logged_once_silences_its_room_and_is_reopened_later(sd
     out.play("A", ramp(10), at=0.0)
     assert logs == [
         "room A: output device 1 'roomA' failed: the stream stopped unexpectedly (device lost?); "
-        "room A is silent until it comes back"
+        "silent until it comes back"
     ]
     assert out.failed_rooms == {"A"}
     assert not out._routes["A"][0].busy()
@@ -293,7 +297,7 @@ def test_a_stalled_stream_counts_as_lost_and_underflows_are_reported_once(sd: Fa
     out.poll()
     assert logs == [
         "room A: output device 1 'roomA' failed: it pulled no audio for 0.05 s (device lost or suspended?); "
-        "room A is silent until it comes back",
+        "silent until it comes back",
         "room A: output device 1 'roomA' ran dry (audio glitch); a larger latency may help",
     ]
 
@@ -451,3 +455,38 @@ except DeviceError as exc:
     assert "roomA" in table and "roomB" in table and "> default output" in table
     assert error.startswith("unknown output device 'foo'; available: ")
     assert "roomA" in error and "roomB" in error
+
+
+def test_a_failed_split_stereo_device_silences_both_rooms(sd: FakeSD) -> None:
+    logs: list[str] = []
+    out = make_out(VirtualClock(), logs, split_stereo="roomA", retry_after=60)
+    sd.streams[0].kwargs["finished_callback"]()
+    out.play("B", ramp(10), at=0.0)
+    assert out.failed_rooms == {"A", "B"}
+    assert logs == [
+        "rooms A and B: output device 1 'roomA' failed: the stream stopped unexpectedly (device lost?); "
+        "silent until it comes back"
+    ]
+
+
+def test_the_devices_command_marks_defaults_and_lists_inputs_too(sd: FakeSD) -> None:
+    parser = argparse.ArgumentParser()
+    devices.register(parser.add_subparsers())
+    stdout = io.StringIO()
+    assert devices.run(parser.parse_args(["devices"]), Environment(stdout=stdout)) == 0
+    lines = stdout.getvalue().splitlines()
+    assert lines[0].split() == ["#", "name", "host", "API", "out", "in", "rate"]
+    assert lines[4].split() == ["3", "USB", "Mic", "ALSA", "0", "1", "44100"]
+    assert lines[6].split() == ["><", "5", "default", "ALSA", "32", "32", "44100"]
+    stdout = io.StringIO()
+    devices.run(parser.parse_args(["devices", "--json"]), Environment(stdout=stdout))
+    assert json.loads(stdout.getvalue())[1] == {
+        "index": 1,
+        "name": "roomA",
+        "hostapi": "ALSA",
+        "inputs": 0,
+        "outputs": 2,
+        "samplerate": 44100.0,
+        "default_input": False,
+        "default_output": False,
+    }

@@ -67,3 +67,43 @@ def test_with_a_background_renderer_prerendered_warnings_are_not_held_up() -> No
             sp.pump()
     assert len(out.played) == 2
     assert out.played[1][2] >= 10.4
+
+
+def test_a_timed_phrase_goes_ahead_of_a_backlog_and_starts_on_time() -> None:
+    clock, out, synth = VirtualClock(0.0), RecordingOut(), FakeSynth()
+    sp = Speaker(clock=clock, out=out, lookup=lambda t: None, render=lambda t: synth.render(t, VOICE), horizon=0.3)
+    for text in ["A long explanation of why that was refused.", "Another long explanation.", "And a third one."]:
+        sp.announce("A", "refuse.not_now", text)
+    assert len(out.played) == 1, "only the phrase that starts now is handed to the output"
+    first_end = out.played[0][1].duration + GAP
+    due = first_end + 0.5  # the warning is due while the backlog is still waiting
+    clock.set(due - 0.15)  # the loop handles the timer a little ahead
+    sp.announce("A", "time.warning", "10 seconds left.", at=due)
+    clock.set(due)
+    sp.pump()
+    keys = [key for _, key, _, _, _ in sp.log]
+    assert keys[:2] == ["refuse.not_now", "time.warning"]
+    warning = next(entry for entry in sp.log if entry[1] == "time.warning")
+    assert warning[3] == due, "it starts exactly on time, not after the backlog"
+    while any(sp.queues.values()):
+        clock.advance(0.1)
+        sp.pump()
+    assert [k for _, k, _, _, _ in sp.log].count("refuse.not_now") == 3
+
+
+def test_an_untimed_phrase_waits_rather_than_run_into_the_next_timer() -> None:
+    clock, out, synth = VirtualClock(0.0), RecordingOut(), FakeSynth()
+    due = [5.0]
+    sp = Speaker(clock=clock, out=out, lookup=lambda t: None, render=lambda t: synth.render(t, VOICE),
+                 horizon=0.3, next_timed=lambda: due[0])
+    long = "A very long explanation that takes several seconds to say, about the rules of usurping."
+    assert synth.render(long, VOICE).duration > 5
+    sp.announce("A", "refuse.not_now", long)
+    assert out.played == [], "it would still be talking at t=5"
+    clock.set(4.85)
+    sp.announce("A", "time.warning", "10 seconds left.", at=5.0)
+    assert [(k, s) for _, k, _, s, _ in sp.log] == [("time.warning", 5.0)]
+    due[0] = 60.0
+    clock.set(6.5)
+    sp.pump()
+    assert [k for _, k, _, _, _ in sp.log] == ["time.warning", "refuse.not_now"]

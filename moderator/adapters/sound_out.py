@@ -141,10 +141,16 @@ class _Output:
         self.underflow_reported = False
         self.last_callback = 0.0
 
+    @property
+    def label(self) -> str:
+        """How log messages name it: ``room A: output device 1 'roomA'``."""
+        rooms = "rooms A and B" if len(self.rooms) > 1 else f"room {self.rooms[0]}"
+        return f"{rooms}: output device {self.device} {self.name!r}"
+
     def open(self) -> None:
         """Open and start the stream."""
         sd = _sounddevice()
-        self._closing, self._frames = False, 0
+        self._closing, self._frames, self.drain_until = False, 0, 0.0
         with self._lock:
             self._pending.clear()
             self._voices.clear()
@@ -413,17 +419,10 @@ class SoundDeviceOut:
             out.check(self.stall_after)
             if out.failure is not None and not out.reported:
                 out.reported = True
-                rooms = " and ".join(out.rooms)
-                self.log(
-                    f"room {rooms}: output device {out.device} {out.name!r} failed: {out.failure}; "
-                    f"room {rooms} is silent until it comes back"
-                )
+                self.log(f"{out.label} failed: {out.failure}; silent until it comes back")
             if out.underflows and not out.underflow_reported:
                 out.underflow_reported = True
-                self.log(
-                    f"room {' and '.join(out.rooms)}: output device {out.device} {out.name!r} ran dry "
-                    "(audio glitch); a larger latency may help"
-                )
+                self.log(f"{out.label} ran dry (audio glitch); a larger latency may help")
 
     def _reopen(self, out: _Output) -> bool:
         if time.monotonic() - out.failed_at < self.retry_after:
@@ -434,7 +433,7 @@ class SoundDeviceOut:
         except DeviceError:
             out.failed_at = time.monotonic()
             return False
-        self.log(f"room {' and '.join(out.rooms)}: output device {out.device} {out.name!r} is back")
+        self.log(f"{out.label} is back")
         return True
 
     def close(self, timeout: float = 30.0) -> None:

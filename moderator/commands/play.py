@@ -110,6 +110,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             _pipe_loop(session, env)
     finally:
         if voice is not None:
+            voice.finish()
             voice.close()
             voice.out.close()
     if session.finished:

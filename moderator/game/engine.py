@@ -15,7 +15,7 @@ from moderator.ports import Announcer, Clock
 from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog
 from moderator.speech.grammar import Grammar, NoParse, Parsed
-from moderator.timers import Scheduler
+from moderator.timers import Scheduler, Timer
 
 Event = dict[str, Any]
 Listener = Callable[[Event], None]
@@ -80,6 +80,9 @@ class Engine:
         self.chart.build(self.flow, initial=state.machine)
         self.timers = Scheduler()
         self.version = 0
+        #: While a timer fires: its due time, added to the announcements it causes as ``scheduled``.
+        self._scheduled: float | None = None
+        self._last_t = float("-inf")
         self._listeners: list[Listener] = []
         self._undo: list[GameState] = []
         self._schedule_round()
@@ -103,7 +106,10 @@ class Engine:
 
     def emit(self, type_: str, **fields: Any) -> Event:
         """Send an event to every listener."""
-        event: Event = {"t": round(self.clock.now(), 3), "type": type_, **fields}
+        # A timer handled ahead of time (tick's look-ahead) logs its own time; the log never goes backwards.
+        now = self.clock.now() if self._scheduled is None else max(self.clock.now(), self._scheduled)
+        self._last_t = max(self._last_t, now)
+        event: Event = {"t": round(self._last_t, 3), "type": type_, **fields}
         self.version += 1
         for listener in self._listeners:
             listener(event)
@@ -119,9 +125,10 @@ class Engine:
         for where in (ROOMS if room == "both" else (room,)):
             self.state.last_said[where] = [key, text]
         self.state.last_said["both"] = [key, text]
-        self.emit("announce", room=room, key=key, text=text)
+        extra = {} if self._scheduled is None else {"scheduled": round(self._scheduled, 3)}
+        self.emit("announce", room=room, key=key, text=text, **extra)
         if self.announcer is not None:
-            self.announcer.announce(room, key, text)
+            self.announcer.announce(room, key, text, self._scheduled)
 
     def names(self, players: Sequence[str]) -> str:
         """ "Bob", "Bob and Carol", "Bob, Carol and Dave"."""
@@ -426,20 +433,31 @@ class Engine:
         """When the next timer fires (None: nothing scheduled)."""
         return self.timers.next_due()
 
-    def tick(self) -> None:
-        """Fire every timer that is due now, in order."""
-        while (timer := self.timers.pop_next(self.clock.now())) is not None:
-            self.state.fired.append(f"{timer.name}:{timer.data}")
-            if timer.name == "warn":
-                self.say("both", "time.warning", left=self.catalog.duration(timer.data))
-            elif timer.name == "count":
-                self.say("both", "time.count", n=timer.data)
-            elif timer.name == "nag":
-                for name, room in self.state.rooms.items():
-                    if room.leader is None:
-                        self.say(name, "leader.nag", room=name)
-            elif timer.name == "time_up":
-                self.round_over()
+    def tick(self, lead: float = 0.0) -> None:
+        """Fire every timer due now, in order; with ``lead``, also those due within ``lead`` seconds.
+
+        A live loop passes a small lead so that a timer's announcement reaches the speaker before its
+        time and its audio starts exactly then; events still carry the timer's own time.
+        """
+        while (timer := self.timers.pop_next(self.clock.now() + lead)) is not None:
+            self._scheduled = timer.due
+            try:
+                self._fire_timer(timer)
+            finally:
+                self._scheduled = None
+
+    def _fire_timer(self, timer: Timer) -> None:
+        self.state.fired.append(f"{timer.name}:{timer.data}")
+        if timer.name == "warn":
+            self.say("both", "time.warning", left=self.catalog.duration(timer.data))
+        elif timer.name == "count":
+            self.say("both", "time.count", n=timer.data)
+        elif timer.name == "nag":
+            for name, room in self.state.rooms.items():
+                if room.leader is None:
+                    self.say(name, "leader.nag", room=name)
+        elif timer.name == "time_up":
+            self.round_over()
 
     def pause_restored(self, remaining: float) -> None:
         """After a crash, pause the running round with the time it had when it died."""
