@@ -13,8 +13,9 @@ estimates it (``outputBufferDacTime`` of the callback that starts the clip).
 
 It reports p50/p95/max of that lateness, split into: the loop noticing the timer
 (tick; negative or zero when the look-ahead handled it in time), waiting for
-the room's previous utterance (queue), and the output (scheduling and buffer). Also: the time to render the set-up phrases, cold and
-warm. The full run takes about 7 minutes; ``--quick`` (short rounds) about 1.
+the room's previous utterance (queue), and the output (scheduling and buffer).
+Also: the time to render the set-up phrases, cold and warm.
+The full run takes about 8 minutes; ``--quick`` (short rounds) about 2.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from moderator.speech.catalog import Catalog
 from moderator.speech.prerender import setup_phrases
 from moderator.speech.speaker import Speaker
 
-
 #: How early a live Speaker hands the next phrase to the output (covers the output latency and loop period).
 LIVE_HORIZON = 0.3
 
@@ -52,11 +51,14 @@ class Voice:
             poll()
 
     def finish(self, timeout: float = 60.0) -> None:
-        """Let everything already announced be handed to the output (the last phrases of a game)."""
+        """Hand everything already announced to the output (the last phrases of a game), in order."""
         deadline = time.monotonic() + timeout
-        while not self.speaker.idle and time.monotonic() < deadline:
+        while self.speaker.pending and time.monotonic() < deadline:
             self.pump()
-            time.sleep(0.02)
+            time.sleep(0.01)
+        # Nothing can jump the queue any more: the rest is handed over at once, each after the one before.
+        self.speaker.horizon = float("inf")
+        self.speaker.pump()
 
     def close(self) -> None:
         """Stop the background renderer and the synthesizer."""

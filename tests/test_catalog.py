@@ -15,7 +15,7 @@ from moderator.speech.catalog import Catalog, load_catalog, slots_of
 from moderator.speech.grammar import load_grammar
 
 KEY = re.compile(r"^[a-z_]+(\.[a-z_]*[a-z])+$")  # f-string fragments like "result.gambler_" end in "_"
-CORE = [ROOT / "moderator" / "game" / "engine.py", ROOT / "moderator" / "game" / "actions.py"]
+CORE = sorted((ROOT / "moderator" / "game").glob("*.py"))  # every module that says things
 LANGS = sorted(p.stem for p in VOICES.glob("*.yaml"))
 
 
@@ -24,10 +24,10 @@ def keys_in_code() -> set[str]:
     keys: set[str] = set()
     for path in CORE:
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and KEY.match(node.value):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and KEY.match(node.value)
+                    and not node.value.endswith((".yaml", ".json", ".py"))):  # file names, not phrases
                 keys.add(node.value)
-    keys.discard("round.running")  # a state name, not a phrase
-    keys.discard("round.paused")
+    keys -= set(load_statechart().state_names())  # state names, not phrases
     chart = load_statechart()
     intents = load_grammar().intents
     keys |= {f"action.{i}" for i in intents} | {f"example.{i}" for i in intents}

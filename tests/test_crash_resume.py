@@ -167,3 +167,22 @@ def test_kill_during_hostage_selection_keeps_the_locked_choice(tmp_path: Path) -
     after = Journal(state).load().state
     assert after["round"] == 2 and after["machine"] == "round.running"
     assert a[2] in after["rooms"]["B"]["members"] and b[1] in after["rooms"]["A"]["members"]
+
+
+def test_play_speaks_into_a_timeline_and_says_the_last_words_before_it_stops(tmp_path: Path) -> None:
+    from moderator.audio.clip import Clip, rms_db
+
+    out = tmp_path / "audio"
+    game = Game(tmp_path / "game.json", "--players", PLAYERS, "--seed", "6", "--audio-out", str(out),
+                "--cache-dir", str(tmp_path / "cache"))
+    game.send("start the game")
+    game.send("A: how much time is left")
+    game.send("quit")
+    game.finish()
+    timeline = json.loads((out / "timeline.json").read_text())
+    room_a, room_b = Clip.read(out / "roomA.wav"), Clip.read(out / "roomB.wav")
+    assert timeline["seconds"] > 10, "the briefing, the round start and the answer were all said"
+    assert rms_db(room_a.samples) > -40 and rms_db(room_b.samples) > -40
+    # The answer to room A's question is heard in room A only, at the end of its timeline.
+    tail = round(2.0 * room_a.rate)
+    assert rms_db(room_a.samples[-tail:]) > rms_db(room_b.samples[-tail:]) + 20

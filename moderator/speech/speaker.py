@@ -46,8 +46,9 @@ class Speaker:
     A phrase is handed to the AudioOut only when the room's current phrase ends within ``horizon``
     seconds, so a timer's phrase (time warnings, "time's up") goes ahead of any untimed phrases still
     waiting and starts on time; and, knowing when the next timer is due (``next_timed``), an untimed
-    phrase that would still be playing then waits until after it. ``pump()`` must then be called often (the game loop does); a
-    simulation on a virtual clock uses ``horizon=inf`` and hands everything over at once.
+    phrase that would still be playing then waits until after it. ``pump()`` must then be called often
+    (the game loop does); a simulation on a virtual clock uses ``horizon=inf`` and hands everything
+    over at once.
 
     ``lookup(text)`` returns an already rendered clip or None; ``render(text)`` renders one. With a
     ``background`` executor, text that is not rendered yet is synthesized there and queued by
