@@ -70,6 +70,8 @@ class PlaySession:
         self._saved_version = -1
         #: Called after every tick (the speaker plays what finished rendering).
         self.on_tick: list[Callable[[], None]] = []
+        #: What the host must be shown besides the rooms (a failed speaker, ...).
+        self.alerts: Callable[[], list[str]] = list
 
     @property
     def finished(self) -> bool:

@@ -50,6 +50,11 @@ class Voice:
         if poll is not None:
             poll()
 
+    def alerts(self) -> list[str]:
+        """What the host must see: rooms whose speaker has failed."""
+        failed = getattr(self.out, "failed_rooms", set())
+        return [f"room {room}'s speaker is not working; its announcements are not heard" for room in sorted(failed)]
+
     def finish(self, timeout: float = 60.0) -> None:
         """Hand everything already announced to the output (the last phrases of a game), in order."""
         deadline = time.monotonic() + timeout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 
 from rich.console import Console, Group
 from rich.table import Table
@@ -41,8 +42,8 @@ def headline(engine: Engine) -> str:
     return " · ".join(parts)
 
 
-def render(engine: Engine) -> Group:
-    """Both rooms side by side, under the headline."""
+def render(engine: Engine, alerts: Sequence[str] = ()) -> Group:
+    """Both rooms side by side, under the headline (and any alerts, such as a failed speaker)."""
     s = engine.state
     table = Table(expand=True, show_lines=False)
     for room in ROOMS:
@@ -63,13 +64,14 @@ def render(engine: Engine) -> Group:
         rows[2].append(names)
     for row in rows:
         table.add_row(*row)
-    return Group(Text(headline(engine), style="bold"), table)
+    lines = [Text(f"⚠ {alert}", style="bold red") for alert in alerts]
+    return Group(Text(headline(engine), style="bold"), *lines, table)
 
 
-def render_text(engine: Engine, *, width: int = 100, color: bool = False) -> str:
+def render_text(engine: Engine, *, width: int = 100, color: bool = False, alerts: Sequence[str] = ()) -> str:
     """The view as a string (ANSI colours when ``color``)."""
     buf = io.StringIO()
     Console(file=buf, width=width, force_terminal=color, color_system="standard" if color else None).print(
-        render(engine)
+        render(engine, alerts)
     )
     return buf.getvalue().rstrip("\n")

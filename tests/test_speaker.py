@@ -107,3 +107,18 @@ def test_an_untimed_phrase_waits_rather_than_run_into_the_next_timer() -> None:
     clock.set(6.5)
     sp.pump()
     assert [k for _, k, _, _, _ in sp.log] == ["time.warning", "refuse.not_now"]
+
+
+def test_a_failed_speaker_is_shown_to_the_host() -> None:
+    from tests_support import eight_player_engine
+
+    from moderator.speaking import Voice
+    from moderator.view import render_text
+
+    class FailingOut(RecordingOut):
+        failed_rooms = frozenset({"B"})
+
+    engine = eight_player_engine()
+    voice = Voice(FakeSynth(), None, VOICE, None, None, FailingOut())  # type: ignore[arg-type]
+    assert voice.alerts() == ["room B's speaker is not working; its announcements are not heard"]
+    assert "room B's speaker is not working" in render_text(engine, alerts=voice.alerts())

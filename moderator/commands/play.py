@@ -101,11 +101,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     session = PlaySession(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build, err=env.stderr)
     if voice is not None:
         session.on_tick.append(voice.pump)
+        session.alerts = voice.alerts
     session.save()
     print(f"(game saved to {journal.path} after every change)", file=env.stdout)
     try:
         if env.interactive:
-            asyncio.run(_tty_loop(session, env))
+            asyncio.run(_tty_loop(session, env, voice))
         else:
             _pipe_loop(session, env)
     finally:
@@ -153,7 +154,7 @@ def _keyboard(session: PlaySession, line: str, env: Environment) -> bool:
     if word in ("quit", "exit"):
         return False
     if word == "status":
-        print(render_text(session.engine), file=env.stdout, flush=True)
+        print(render_text(session.engine, alerts=session.alerts()), file=env.stdout, flush=True)
     else:
         session.feed(line)
     return True
@@ -188,7 +189,7 @@ def _pipe_loop(session: PlaySession, env: Environment) -> None:
                 return
 
 
-async def _tty_loop(session: PlaySession, env: Environment) -> None:
+async def _tty_loop(session: PlaySession, env: Environment, voice: Voice | None) -> None:
     """An interactive terminal: a prompt with the live view of both rooms beneath it."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.formatted_text import ANSI
@@ -203,7 +204,8 @@ async def _tty_loop(session: PlaySession, env: Environment) -> None:
 
     def toolbar() -> ANSI:
         width = os.get_terminal_size().columns if env.stdout.isatty() else 100
-        return ANSI(render_text(session.engine, width=width, color=True))
+        alerts = voice.alerts() if voice is not None else []
+        return ANSI(render_text(session.engine, width=width, color=True, alerts=alerts))
 
     with patch_stdout():
         task = asyncio.create_task(ticker())
