@@ -6,10 +6,15 @@ Adapters in ``moderator.adapters`` implement them; tests use the fakes in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from moderator.audio.clip import Clip
+    from moderator.speech.grammar import Grammar
     from moderator.settings import VoiceSettings
 
 
@@ -54,4 +59,33 @@ class AudioOut(Protocol):
 
     def close(self) -> None:
         """Finish (let queued audio end, or write files) and release devices."""
+        ...
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What a recognizer heard in one utterance."""
+
+    text: str
+    """The words, lowercase; empty when nothing was recognized."""
+
+    confidence: float
+    """0.0 (a guess) to 1.0 (sure), on the engine's own scale mapped to 0-1."""
+
+
+class Recognizer(Protocol):
+    """Turns one utterance of audio into text, listening only for what it was told to expect.
+
+    Adapters: pocketsphinx (a JSGF grammar compiled from ``grammars/``) and vosk (a phrase list).
+    Whatever a recognizer returns is parsed again against the grammar; it is never trusted as is.
+    """
+
+    name: str
+
+    def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
+        """Listen from now on for these intents (None: all) of ``grammar``, with these player names."""
+        ...
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        """Recognize one utterance: mono float32 samples in [-1, 1] at ``rate`` Hz."""
         ...
