@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from moderator.audio.clip import Clip
-    from moderator.speech.grammar import Grammar
     from moderator.settings import VoiceSettings
+    from moderator.speech.grammar import Grammar
 
 
 class Clock(Protocol):
