@@ -213,16 +213,19 @@ class Engine(RoundClock):
         situation = self.text(f"situation.{leaf if top == 'round' else top}")
         return Refusal("refuse.not_now", action=self.text(f"action.{intent}"), situation=situation)
 
-    def help_text(self) -> str:
-        """Example phrasings of what can be said now."""
+    def allowed_intents(self) -> list[str]:
+        """The intents that fit the current phase (what a recognizer should listen for now)."""
         asked = self.state.asked_room or any(r.asked_leader for r in self.state.rooms.values())
         hidden = {"confirm"} | (set() if asked else {"name_answer", "room_answer"})
-        allowed = [
+        return [
             intent for intent, trigger in self.chart.intents.items()
             if intent not in hidden
             and any(self.flow.may_trigger(trigger.format(room=r)) for r in ROOMS)  # type: ignore[attr-defined]
         ]
-        return self.catalog.join([self.text(f"example.{i}") for i in allowed])
+
+    def help_text(self) -> str:
+        """Example phrasings of what can be said now."""
+        return self.catalog.join([self.text(f"example.{i}") for i in self.allowed_intents()])
 
     # --- game steps --------------------------------------------------------------------------
 

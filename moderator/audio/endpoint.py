@@ -1,0 +1,105 @@
+"""Endpointing: cut a stream of audio into utterances, in audio time (never the wall clock)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from moderator.audio.clip import rms_db
+
+RATE = 16000
+FRAME = 480  # 30 ms at 16 kHz: a frame size webrtcvad accepts
+
+#: Says whether one 30 ms frame (16-bit little-endian PCM at 16 kHz) is speech.
+FrameClassifier = Callable[[bytes], bool]
+
+
+def webrtc_classifier(aggressiveness: int = 2) -> FrameClassifier:
+    """WebRTC's VAD (0: lenient ... 3: strict about what counts as speech)."""
+    import webrtcvad
+
+    vad = webrtcvad.Vad(aggressiveness)
+    return lambda frame: bool(vad.is_speech(frame, RATE))
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One stretch of speech: samples at 16 kHz, and its start and end in audio time."""
+
+    samples: np.ndarray
+    start: float
+    end: float
+
+
+@dataclass
+class Endpointer:
+    """Finds where speech starts and ends.
+
+    Speech starts when ``start_frames`` of the last ``start_window`` frames are speech, and keeps
+    ``preroll`` seconds before that so the first word is whole. It ends after ``hangover`` seconds of
+    non-speech, or at ``max_seconds``. Feed it 16 kHz float32 chunks of any size with the audio time of
+    their first sample.
+    """
+
+    classify: FrameClassifier
+    start_frames: int = 3
+    start_window: int = 5
+    hangover: float = 0.6
+    preroll: float = 0.3
+    max_seconds: float = 8.0
+    min_dbfs: float = -50.0
+    """Quieter frames are never speech (WebRTC's VAD judges shape, not level, and has its own hangover)."""
+    _buf: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32), repr=False)
+    _t: float | None = field(default=None, repr=False)
+    _recent: deque[tuple[np.ndarray, bool]] = field(default_factory=deque, repr=False)
+    _speech: list[np.ndarray] | None = field(default=None, repr=False)
+    _speech_start: float = field(default=0.0, repr=False)
+    _silent_frames: int = field(default=0, repr=False)
+
+    def reset(self) -> None:
+        """Forget everything heard so far (e.g. while the moderator itself speaks)."""
+        self._buf, self._t, self._speech, self._silent_frames = np.zeros(0, np.float32), None, None, 0
+        self._recent.clear()
+
+    def feed(self, chunk: np.ndarray, t: float) -> list[Utterance]:
+        """Add audio that starts at audio time ``t``; return the utterances that ended in it."""
+        if self._t is None or abs(self._t + len(self._buf) / RATE - t) > 1e-3:
+            self.reset()  # a gap in the stream: start afresh
+            self._t = t
+        self._buf = np.concatenate([self._buf, chunk.astype(np.float32)])
+        done: list[Utterance] = []
+        while len(self._buf) >= FRAME:
+            frame, self._buf = self._buf[:FRAME], self._buf[FRAME:]
+            frame_t = self._t
+            self._t += FRAME / RATE
+            pcm = (np.clip(frame, -1, 1) * 32767).astype("<i2").tobytes()
+            loud = rms_db(frame) > self.min_dbfs
+            utterance = self._step(frame, frame_t, loud and self.classify(pcm))
+            if utterance is not None:
+                done.append(utterance)
+        return done
+
+    def _step(self, frame: np.ndarray, t: float, speech: bool) -> Utterance | None:
+        if self._speech is None:
+            self._recent.append((frame, speech))
+            keep = max(self.start_window, round(self.preroll * RATE / FRAME))
+            while len(self._recent) > keep:
+                self._recent.popleft()
+            window = list(self._recent)[-self.start_window:]
+            if sum(s for _, s in window) >= self.start_frames:
+                self._speech = [f for f, _ in self._recent]
+                self._speech_start = t + FRAME / RATE - len(self._recent) * FRAME / RATE
+                self._recent.clear()
+                self._silent_frames = 0
+            return None
+        self._speech.append(frame)
+        self._silent_frames = 0 if speech else self._silent_frames + 1
+        length = len(self._speech) * FRAME / RATE
+        if self._silent_frames * FRAME / RATE >= self.hangover or length >= self.max_seconds:
+            samples = np.concatenate(self._speech)
+            self._speech = None
+            return Utterance(samples, self._speech_start, self._speech_start + length)
+        return None
