@@ -1,0 +1,141 @@
+"""Compile the command grammar to JSGF, the grammar format of pocketsphinx (pure: no engine imports)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from moderator.speech.grammar import MAX_LISTED, Grammar
+from moderator.speech.template import Alt, Node, Opt, Seq, Slot, Word, normalize
+
+
+def _spoken(phrase: str) -> list[str] | None:
+    """The lowercase words of a phrase, or None when it holds digits (they cannot be spoken as written)."""
+    words = [word.lower() for word in normalize(phrase)]
+    return None if not words or any(ch.isdigit() for word in words for ch in word) else words
+
+
+def _wanted(grammar: Grammar, intents: Iterable[str] | None) -> tuple[str, ...]:
+    wanted = grammar.intents if intents is None else tuple(dict.fromkeys(intents))
+    if missing := set(wanted) - set(grammar.intents):
+        raise KeyError(f"no intent(s) {', '.join(sorted(missing))} in {grammar.source}")
+    return wanted
+
+
+def _slot_types(grammar: Grammar, wanted: Sequence[str]) -> list[str]:
+    """The slot types the wanted intents use, in first-use order; ``players`` brings ``player``."""
+    found: dict[str, None] = {}
+
+    def walk(node: Node) -> None:
+        if isinstance(node, Slot):
+            if node.type == "players":
+                found.setdefault("player")
+            found.setdefault(node.type)
+        elif isinstance(node, Seq):
+            for item in node.items:
+                walk(item)
+        elif isinstance(node, Alt):
+            for option in node.options:
+                walk(option)
+        elif isinstance(node, Opt):
+            walk(node.inner)
+
+    for intent in wanted:
+        for tree in grammar.trees(intent):
+            walk(tree)
+    return list(found)
+
+
+def _phrases(grammar: Grammar, roster: Sequence[str], slot_type: str) -> list[list[str]]:
+    """The spoken word sequences a ``player`` or list slot may take, without duplicates."""
+    source = roster if slot_type == "player" else [p for phrases in grammar.lists[slot_type].values() for p in phrases]
+    unique = {tuple(words): None for words in map(_spoken, source) if words}
+    return [list(words) for words in unique]
+
+
+def _rule_name(name: str) -> str:
+    return "<" + name.replace(":", "_") + ">"
+
+
+def _expr(node: Node) -> str:
+    """JSGF for one template node; slots refer to the rule named after their type."""
+    if isinstance(node, Word):
+        words = _spoken(node.text)
+        return " ".join(words) if words else "<VOID>"  # a literal with digits is unsayable
+    if isinstance(node, Slot):
+        return _rule_name(node.type)
+    if isinstance(node, Seq):
+        return " ".join(_expr(item) for item in node.items) or "<NULL>"
+    if isinstance(node, Opt):
+        return "[" + _expr(node.inner) + "]"
+    return "(" + " | ".join(_expr(option) for option in node.options) + ")"
+
+
+def _players_rule(joiners: Sequence[str]) -> str:
+    # JSGF has no bounded repeat, so the 1 to MAX_LISTED names nest as optionals.
+    joined = " | ".join(" ".join(_spoken(j) or []) for j in joiners if _spoken(j))
+    link = f"[{joined}] <player>" if joined else "<player>"
+    tail = ""
+    for _ in range(MAX_LISTED - 1):
+        tail = f"[{link}{(' ' + tail) if tail else ''}]"
+    return f"<player> {tail}".strip()
+
+
+def to_jsgf(grammar: Grammar, roster: Sequence[str], intents: Iterable[str] | None = None) -> str:
+    """A JSGF grammar accepting what ``grammar`` accepts for these intents (None: all) and roster.
+
+    The top rule is ``public <command>``; each intent is a rule named after it, and
+    each slot type a rule (``<player>``, ``<players>``, ``<number>``, ...). Words are
+    lowercase, as in the pronunciation dictionary. Digits are left out, because only
+    the spoken forms ("twenty one") can be heard. An empty roster makes ``<player>``
+    ``<VOID>``, so commands naming players cannot match.
+
+    Raises:
+        KeyError: an intent is not in the grammar.
+    """
+    wanted = _wanted(grammar, intents)
+    lines = ["#JSGF V1.0;", "", "grammar moderator;", ""]
+    lines.append("public <command> = " + " | ".join(_rule_name(i) for i in wanted) + ";")
+    lines.append("")
+    for intent in wanted:
+        body = " | ".join(_expr(tree) for tree in grammar.trees(intent))
+        lines.append(f"{_rule_name(intent)} = {body};")
+    lines.append("")
+    for slot_type in _slot_types(grammar, wanted):
+        if slot_type == "players":
+            body = _players_rule(grammar.joiners)
+        else:
+            body = " | ".join(" ".join(words) for words in _phrases(grammar, roster, slot_type)) or "<VOID>"
+        lines.append(f"{_rule_name(slot_type)} = {body};")
+    return "\n".join(lines) + "\n"
+
+
+def words(grammar: Grammar, roster: Sequence[str], intents: Iterable[str] | None = None) -> set[str]:
+    """Every word the JSGF of ``to_jsgf(grammar, roster, intents)`` can produce (lowercase).
+
+    The pronunciation dictionary must know each of them before the JSGF is loaded.
+    """
+    wanted = _wanted(grammar, intents)
+    found: set[str] = set()
+
+    def walk(node: Node) -> None:
+        if isinstance(node, Word):
+            found.update(_spoken(node.text) or [])
+        elif isinstance(node, Seq):
+            for item in node.items:
+                walk(item)
+        elif isinstance(node, Alt):
+            for option in node.options:
+                walk(option)
+        elif isinstance(node, Opt):
+            walk(node.inner)
+
+    for intent in wanted:
+        for tree in grammar.trees(intent):
+            walk(tree)
+    types = _slot_types(grammar, wanted)
+    for slot_type in types:
+        if slot_type == "players":
+            found.update(w for j in grammar.joiners for w in _spoken(j) or [])
+        else:
+            found.update(w for phrase in _phrases(grammar, roster, slot_type) for w in phrase)
+    return found
