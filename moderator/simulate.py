@@ -10,7 +10,7 @@ from moderator.adapters.clock import VirtualClock
 from moderator.errors import ScenarioError
 from moderator.game.engine import Engine
 from moderator.game.rules import plan_for, split_rooms
-from moderator.scenario import Scenario
+from moderator.scenario import Scenario, Step
 from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog
 from moderator.speech.grammar import Grammar
@@ -32,15 +32,17 @@ def run_scenario(
     listeners: list[Callable[[dict[str, Any]], None]] = (),  # type: ignore[assignment]
     setup: Callable[[Engine], None] | None = None,
     schedule: Schedule | None = None,
+    deliver: Callable[[Engine, VirtualClock, Step], None] | None = None,
 ) -> Engine:
     """Play the scenario to its last step in text mode; returns the engine in its final state.
 
     Round 1 starts at t=0: if no setup step said "start the game", the game is
-    started then (without a ``command`` event, since nobody said it).
+    started then (without a ``command`` event, since nobody said it). ``deliver``
+    hands each step to the game (spoken into a microphone, say); by default a
+    ``say`` is typed.
     """
-    if any(step.audio is not None for step in scenario.steps):
-        raise ScenarioError(f"{scenario.source}: 'audio' steps need speech recognition (--input voice), "
-                            "which this version does not have yet")
+    if deliver is None and any(step.audio is not None for step in scenario.steps):
+        raise ScenarioError(f"{scenario.source}: 'audio' steps need a recognizer to hear them")
     timed = [s.at for s in scenario.steps if s.at is not None]
     clock = VirtualClock(start=min([0.0, *timed]))
     rooms = scenario.rooms
@@ -60,6 +62,8 @@ def run_scenario(
                 advance(engine, clock, 0.0)
                 engine.start_game()
             advance(engine, clock, step.at)
-        if step.say is not None:
+        if deliver is not None:
+            deliver(engine, clock, step)
+        elif step.say is not None:
             engine.handle_text(step.say, step.room)
     return engine

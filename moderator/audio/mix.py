@@ -1,0 +1,44 @@
+"""Mixing speech with noise at a chosen signal-to-noise ratio."""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: The peak-frame SNR of the speech-to-intent benchmark: the loudest 2048-sample frame of each.
+PEAK_FRAME = 2048
+
+
+def power(samples: np.ndarray) -> float:
+    """Mean power."""
+    return float(np.mean(np.square(samples, dtype=np.float64))) if len(samples) else 0.0
+
+
+def peak_frame_power(samples: np.ndarray, frame: int = PEAK_FRAME) -> float:
+    """The power of the loudest frame."""
+    n = len(samples) // frame
+    if n == 0:
+        return power(samples)
+    frames = samples[: n * frame].reshape(n, frame).astype(np.float64)
+    return float(np.max(np.mean(np.square(frames), axis=1)))
+
+
+def snr_db(speech: np.ndarray, noise: np.ndarray, *, peak: bool = False) -> float:
+    """SNR in dB, by average power or (``peak``) by peak-frame power."""
+    measure = peak_frame_power if peak else power
+    return 10 * np.log10(measure(speech) / max(measure(noise), 1e-20))
+
+
+def noise_for(noise: np.ndarray, length: int, rng: np.random.Generator) -> np.ndarray:
+    """A stretch of ``length`` samples of the noise, from a random offset, looped if needed."""
+    if len(noise) == 0:
+        return np.zeros(length, np.float32)
+    reps = int(np.ceil((length + len(noise)) / len(noise)))
+    looped = np.tile(noise, reps)
+    start = int(rng.integers(0, len(noise)))
+    return looped[start : start + length].astype(np.float32)
+
+
+def scale_noise(speech: np.ndarray, noise: np.ndarray, snr: float, *, peak: bool = False) -> np.ndarray:
+    """The noise scaled so that speech over it has the given SNR."""
+    current = snr_db(speech, noise, peak=peak)
+    return (noise * 10 ** ((current - snr) / 20)).astype(np.float32)
