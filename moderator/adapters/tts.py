@@ -24,7 +24,8 @@ pyttsx3 on Linux, as read from its 2.99 source and its issue tracker, and what f
   libespeak-ng in its asynchronous mode, so ``setProperty`` only queues a command in espeak's own
   thread, and ``runAndWait`` starts by calling the driver's ``stop``, which, while that queue is
   busy, cancels it and restores the rate and volume of the previous utterance (``espeak_Cancel``).
-  So before each render the worker waits for espeak's queue to empty (``_espeak.IsPlaying``).
+  So before each render the worker waits for espeak's queue to be processed (``espeak_Synchronize``,
+  then ``_espeak.IsPlaying``).
 - The driver prints "Audio saved to <file>" on stdout for every file, which would tear through
   the live terminal view; that print is silenced in the driver module only.
 """
@@ -146,6 +147,7 @@ class Pyttsx3Synth:
         self._workdir = Path(tempfile.mkdtemp(prefix="moderator-tts-"))
         self._index: dict[str, str] = {}
         self._espeak_busy: Callable[[], int] | None = None
+        self._espeak_sync: Callable[[], int] | None = None
         ready: Future[None] = Future()
         self._thread = threading.Thread(target=self._run, args=(ready,), name="pyttsx3-worker", daemon=True)
         self._thread.start()
@@ -225,11 +227,19 @@ class Pyttsx3Synth:
         self._index = voice_index((v.id, v.languages or []) for v in engine.getProperty("voices"))
         if not self._index:
             raise RuntimeError("it lists no voices")
-        self._espeak_busy = getattr(sys.modules.get("pyttsx3.drivers._espeak"), "IsPlaying", None)
+        espeak = sys.modules.get("pyttsx3.drivers._espeak")
+        self._espeak_busy = getattr(espeak, "IsPlaying", None)
+        self._espeak_sync = getattr(espeak, "Synchronize", None)
         return engine
 
     def _settle(self) -> None:
-        """Wait until libespeak-ng's own command queue is empty (see the module docstring)."""
+        """Wait until libespeak-ng's own command queue is empty (see the module docstring).
+
+        ``espeak_Synchronize`` blocks until the queued parameter changes are applied; polling
+        ``IsPlaying`` alone could read "idle" before espeak's thread had even taken the command.
+        """
+        if self._espeak_sync is not None:
+            self._espeak_sync()
         busy = self._espeak_busy
         deadline = time.monotonic() + self.timeout / 2
         while busy is not None and busy() and time.monotonic() < deadline:
