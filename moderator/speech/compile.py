@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from moderator.speech.grammar import MAX_LISTED, Grammar
@@ -56,18 +57,26 @@ def _rule_name(name: str) -> str:
     return "<" + name.replace(":", "_") + ">"
 
 
-def _expr(node: Node) -> str:
-    """JSGF for one template node; slots refer to the rule named after their type."""
+def _expr(node: Node, void: frozenset[str] = frozenset()) -> str | None:
+    """JSGF for one template node; slots refer to the rule named after their type.
+
+    None means the node can produce nothing: it needs a slot type in ``void`` (such as
+    ``player`` with an empty roster) or a literal with digits. Such alternatives are
+    dropped, because pocketsphinx's ``<VOID>`` empties the whole grammar.
+    """
     if isinstance(node, Word):
-        words = _spoken(node.text)
-        return " ".join(words) if words else "<VOID>"  # a literal with digits is unsayable
+        spoken = _spoken(node.text)
+        return " ".join(spoken) if spoken else None
     if isinstance(node, Slot):
-        return _rule_name(node.type)
+        return None if node.type in void or (node.type == "players" and "player" in void) else _rule_name(node.type)
     if isinstance(node, Seq):
-        return " ".join(_expr(item) for item in node.items) or "<NULL>"
+        parts = [_expr(item, void) for item in node.items]
+        return None if any(part is None for part in parts) else " ".join(p for p in parts if p)
     if isinstance(node, Opt):
-        return "[" + _expr(node.inner) + "]"
-    return "(" + " | ".join(_expr(option) for option in node.options) + ")"
+        inner = _expr(node.inner, void)
+        return "" if inner is None else "[" + inner + "]"
+    options = [e for e in (_expr(option, void) for option in node.options) if e is not None]
+    return "(" + " | ".join(options) + ")" if options else None
 
 
 def _players_rule(joiners: Sequence[str]) -> str:
@@ -86,25 +95,31 @@ def to_jsgf(grammar: Grammar, roster: Sequence[str], intents: Iterable[str] | No
     The top rule is ``public <command>``; each intent is a rule named after it, and
     each slot type a rule (``<player>``, ``<players>``, ``<number>``, ...). Words are
     lowercase, as in the pronunciation dictionary. Digits are left out, because only
-    the spoken forms ("twenty one") can be heard. An empty roster makes ``<player>``
-    ``<VOID>``, so commands naming players cannot match.
+    the spoken forms ("twenty one") can be heard. With an empty roster, the sentences
+    that need a name are left out.
 
     Raises:
         KeyError: an intent is not in the grammar.
     """
     wanted = _wanted(grammar, intents)
-    lines = ["#JSGF V1.0;", "", "grammar moderator;", ""]
-    lines.append("public <command> = " + " | ".join(_rule_name(i) for i in wanted) + ";")
-    lines.append("")
+    void = frozenset(t for t in _slot_types(grammar, wanted) if t != "players" and not _phrases(grammar, roster, t))
+    bodies = {}
     for intent in wanted:
-        body = " | ".join(_expr(tree) for tree in grammar.trees(intent))
-        lines.append(f"{_rule_name(intent)} = {body};")
+        options = [e for e in (_expr(tree, void) for tree in grammar.trees(intent)) if e is not None]
+        if options:
+            bodies[intent] = " | ".join(options)
+    lines = ["#JSGF V1.0;", "", "grammar moderator;", ""]
+    lines.append("public <command> = " + (" | ".join(_rule_name(i) for i in bodies) or "<VOID>") + ";")
+    lines.append("")
+    lines += [f"{_rule_name(intent)} = {body};" for intent, body in bodies.items()]
     lines.append("")
     for slot_type in _slot_types(grammar, wanted):
+        if slot_type in void or (slot_type == "players" and "player" in void):
+            continue
         if slot_type == "players":
             body = _players_rule(grammar.joiners)
         else:
-            body = " | ".join(" ".join(words) for words in _phrases(grammar, roster, slot_type)) or "<VOID>"
+            body = " | ".join(" ".join(words) for words in _phrases(grammar, roster, slot_type))
         lines.append(f"{_rule_name(slot_type)} = {body};")
     return "\n".join(lines) + "\n"
 
@@ -112,30 +127,12 @@ def to_jsgf(grammar: Grammar, roster: Sequence[str], intents: Iterable[str] | No
 def words(grammar: Grammar, roster: Sequence[str], intents: Iterable[str] | None = None) -> set[str]:
     """Every word the JSGF of ``to_jsgf(grammar, roster, intents)`` can produce (lowercase).
 
-    The pronunciation dictionary must know each of them before the JSGF is loaded.
+    The pronunciation dictionary must know each of them before the JSGF is loaded. They
+    are read back from the JSGF itself, so the two cannot disagree.
     """
-    wanted = _wanted(grammar, intents)
     found: set[str] = set()
-
-    def walk(node: Node) -> None:
-        if isinstance(node, Word):
-            found.update(_spoken(node.text) or [])
-        elif isinstance(node, Seq):
-            for item in node.items:
-                walk(item)
-        elif isinstance(node, Alt):
-            for option in node.options:
-                walk(option)
-        elif isinstance(node, Opt):
-            walk(node.inner)
-
-    for intent in wanted:
-        for tree in grammar.trees(intent):
-            walk(tree)
-    types = _slot_types(grammar, wanted)
-    for slot_type in types:
-        if slot_type == "players":
-            found.update(w for j in grammar.joiners for w in _spoken(j) or [])
-        else:
-            found.update(w for phrase in _phrases(grammar, roster, slot_type) for w in phrase)
+    for line in to_jsgf(grammar, roster, intents).splitlines():
+        if line.startswith("<") or line.startswith("public "):
+            body = line.partition("=")[2]
+            found.update(t for t in re.split(r"[\s()\[\]|;]+", body) if t and not t.startswith("<"))
     return found

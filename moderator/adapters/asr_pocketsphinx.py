@@ -1,0 +1,294 @@
+"""The pocketsphinx recognizer: a JSGF grammar compiled from ``grammars/``, and pronunciations for new names."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from moderator.errors import ModeratorError
+from moderator.ports import Transcript
+from moderator.speech.compile import to_jsgf, words
+
+if TYPE_CHECKING:
+    from moderator.speech.grammar import Grammar
+
+RATE = 16000
+"""The rate of the en-us acoustic model."""
+
+REJECT_BELOW = 0.5
+"""Transcripts under this confidence come back with empty text; see ``confidence_from_llr``."""
+
+# Confidence is a log-likelihood ratio per second of audio: the best path through the
+# grammar against the best path through a free loop of phones (no phone language model).
+# Speech that fits the grammar costs the grammar little; chatter forced into the grammar
+# costs a lot. Measured on flite voices slt/rms/awb/kal (tests/test_recognize_pocketsphinx.py):
+# commands mostly score -0.14 to +0.04, chatter -0.50 to -0.15; a few short commands
+# ("undo", "yes") dip to -0.26. The logistic curve puts 0.5 at LLR_MIDPOINT.
+LLR_MIDPOINT = -0.15
+LLR_SLOPE = 22.0
+
+
+def confidence_from_llr(llr: float) -> float:
+    """Map the grammar-vs-phone-loop ratio to 0..1 (0.5 at ``LLR_MIDPOINT``, 0.9 at 0.1 above it)."""
+    if llr == float("-inf"):
+        return 0.0
+    return 1 / (1 + math.exp(-LLR_SLOPE * (llr - LLR_MIDPOINT)))
+
+
+class RecognitionError(ModeratorError):
+    """Speech recognition could not be set up or run."""
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A pronunciation made up for a word the dictionary lacks."""
+
+    word: str
+    phones: str
+    method: str
+    """``dictionary parts``, ``espeak-ng`` or ``letters``."""
+
+
+@dataclass(frozen=True)
+class Scores:
+    """The raw numbers behind the last transcript, for tuning and reports."""
+
+    text: str
+    """What the grammar search heard, before any rejection."""
+    frames: int
+    grammar: float
+    """Log path score of the grammar search (natural log)."""
+    phones: float
+    """Log path score of the free phone loop over the same audio (natural log)."""
+    llr: float
+    """(grammar - phones) per 100 frames (one second)."""
+    complete: bool
+    """The words form a whole sentence of the grammar (pocketsphinx returns the best
+    partial path when no path reaches the end)."""
+    confidence: float
+
+
+# -- pronunciations ---------------------------------------------------------------
+
+# espeak-ng's IPA (``espeak-ng -v en-us -q --ipa``) to the CMU ArpaBet of the en-us
+# model. Longest symbols are matched first; stress marks are dropped, and a length
+# mark that no entry takes is skipped.
+IPA_TO_ARPABET: dict[str, str] = {
+    "eɪ": "EY", "aɪ": "AY", "ɔɪ": "OY", "aʊ": "AW", "oʊ": "OW", "əʊ": "OW",
+    "tʃ": "CH", "dʒ": "JH", "ɪə": "IY AH", "eə": "EH R", "ʊə": "UH R", "ɜː": "ER",
+    "ɑː": "AA", "ɔː": "AO", "iː": "IY", "uː": "UW", "aː": "AA", "ər": "ER",
+    "ɚ": "ER", "ɝ": "ER", "ɜ": "ER", "a": "AA", "æ": "AE", "ɑ": "AA", "ɒ": "AA",
+    "ɔ": "AO", "ə": "AH", "ʌ": "AH", "ɐ": "AH", "ɛ": "EH", "e": "EH", "ɪ": "IH",
+    "ᵻ": "IH", "i": "IY", "ʊ": "UH", "u": "UW", "o": "OW", "y": "UW", "ø": "ER",
+    "b": "B", "d": "D", "ð": "DH", "f": "F", "ɡ": "G", "g": "G", "h": "HH",
+    "j": "Y", "k": "K", "l": "L", "ɫ": "L", "m": "M", "n": "N", "ŋ": "NG",
+    "p": "P", "ɹ": "R", "r": "R", "ɾ": "T", "s": "S", "ʃ": "SH", "t": "T",
+    "θ": "TH", "v": "V", "w": "W", "z": "Z", "ʒ": "ZH", "x": "K", "ç": "HH",
+    "ɬ": "L", "ʍ": "W",
+}  # fmt: skip
+
+# The last resort: spelling to sound, digraphs first.
+LETTERS_TO_ARPABET: dict[str, str] = {
+    "ch": "CH", "sh": "SH", "th": "TH", "ph": "F", "ng": "NG", "ee": "IY", "oo": "UW",
+    "a": "AE", "b": "B", "c": "K", "d": "D", "e": "EH", "f": "F", "g": "G", "h": "HH",
+    "i": "IH", "j": "JH", "k": "K", "l": "L", "m": "M", "n": "N", "o": "AA", "p": "P",
+    "q": "K", "r": "R", "s": "S", "t": "T", "u": "AH", "v": "V", "w": "W", "x": "K S",
+    "y": "IY", "z": "Z",
+}  # fmt: skip
+
+
+def _greedy(text: str, table: dict[str, str]) -> str:
+    """Translate ``text`` by longest-match lookup; unknown symbols are skipped, repeats merged."""
+    longest = max(map(len, table))
+    phones: list[str] = []
+    i = 0
+    while i < len(text):
+        for size in range(min(longest, len(text) - i), 0, -1):
+            if (symbol := text[i : i + size]) in table:
+                for phone in table[symbol].split():
+                    if not phones or phones[-1] != phone:
+                        phones.append(phone)
+                i += size
+                break
+        else:
+            i += 1
+    return " ".join(phones)
+
+
+def ipa_to_arpabet(ipa: str) -> str:
+    """ArpaBet phones for espeak-ng IPA output, e.g. ``zˈoʊltən`` -> ``Z OW L T AH N``."""
+    return _greedy(ipa.replace("ˈ", "").replace("ˌ", ""), IPA_TO_ARPABET)
+
+
+def letters_to_arpabet(word: str) -> str:
+    """A naive pronunciation from the spelling (accents stripped)."""
+    plain = unicodedata.normalize("NFKD", word.lower()).encode("ascii", "ignore").decode()
+    return _greedy(plain, LETTERS_TO_ARPABET)
+
+
+def espeak_ipa(word: str) -> str | None:
+    """espeak-ng's IPA for ``word`` (US English), or None when espeak-ng is missing or fails."""
+    exe = shutil.which("espeak-ng") or shutil.which("espeak")
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run([exe, "-q", "-v", "en-us", "--ipa", word], capture_output=True, text=True,
+                              timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None
+
+
+# -- the recognizer ----------------------------------------------------------------
+
+
+def _default_model() -> Path:
+    import pocketsphinx
+
+    return Path(pocketsphinx.get_model_path()) / "en-us"
+
+
+def _to_pcm16(samples: np.ndarray, rate: int) -> bytes:
+    from moderator.audio.clip import Clip
+
+    clip = Clip(np.asarray(samples, dtype=np.float32).reshape(-1), rate).resample(RATE)
+    return (np.clip(clip.samples, -1, 1) * 32767).astype("<i2").tobytes()
+
+
+class PocketsphinxRecognizer:
+    """The ``Recognizer`` port on pocketsphinx 5 with a JSGF grammar search.
+
+    Each ``recognize`` decodes twice: with the grammar, and with a free phone loop,
+    whose score difference gives the confidence (see ``confidence_from_llr``).
+
+    Args:
+        model_dir: a directory holding the acoustic model ``en-us/`` and ``cmudict-en-us.dict``
+            (the layout of ``<wheel>/model/en-us``); default: the model shipped in the
+            pocketsphinx wheel.
+        reject_below: transcripts with a lower confidence come back with empty text.
+    """
+
+    name = "pocketsphinx"
+
+    def __init__(self, model_dir: Path | str | None = None, *, reject_below: float = REJECT_BELOW) -> None:
+        try:
+            from pocketsphinx import Decoder
+        except ImportError as exc:
+            raise RecognitionError("pocketsphinx is not installed (pip install pocketsphinx)") from exc
+        root = Path(model_dir) if model_dir is not None else _default_model()
+        self.reject_below = reject_below
+        self.derived: dict[str, Derived] = {}
+        """Pronunciations made up for words the dictionary lacked, by word."""
+        self.last: Scores | None = None
+        """The scores behind the last ``recognize``."""
+        self._searches: dict[tuple[object, ...], tuple[str, Any]] = {}
+        self._active: tuple[str, Any] | None = None
+        try:
+            self._decoder = Decoder(hmm=str(root / "en-us"), dict=str(root / "cmudict-en-us.dict"), lm=None,
+                                    loglevel="FATAL")
+            # No phone LM: a uniform loop is the fairest yardstick for "any speech at all".
+            self._decoder.add_allphone_file("phones", None)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise RecognitionError(f"cannot load the pocketsphinx model from {root}: {exc}") from exc
+
+    # -- dictionary ---------------------------------------------------------------
+
+    def missing_words(self, candidates: Iterable[str]) -> list[str]:
+        """The words (lowercase) the pronunciation dictionary lacks, sorted."""
+        return sorted({w.lower() for w in candidates if self._decoder.lookup_word(w.lower()) is None})
+
+    def add_word(self, word: str, phones: str) -> None:
+        """Add a pronunciation (space-separated ArpaBet phones) for ``word``."""
+        try:
+            self._decoder.add_word(word.lower(), phones, True)
+        except RuntimeError as exc:
+            raise RecognitionError(f"cannot add '{word}' /{phones}/ to the dictionary: {exc}") from exc
+
+    def derive(self, word: str) -> Derived:
+        """Make up a pronunciation: espeak-ng's, else two dictionary words, else the spelling.
+
+        espeak-ng comes first because splitting a name at any point finds odd parts
+        ("xio" + "mara"); the split is kept for when espeak-ng is not installed.
+        """
+        word = word.lower()
+        ipa = espeak_ipa(word)
+        if ipa and (phones := ipa_to_arpabet(ipa)):
+            return Derived(word, phones, "espeak-ng")
+        for cut in range(3, len(word) - 2):  # both parts at least 3 letters: "ann" + "marie"
+            head, tail = (self._decoder.lookup_word(part) for part in (word[:cut], word[cut:]))
+            if head and tail:
+                return Derived(word, f"{head} {tail}", "dictionary parts")
+        return Derived(word, letters_to_arpabet(word) or "AH", "letters")
+
+    def ensure_words(self, needed: Iterable[str]) -> list[Derived]:
+        """Derive and add a pronunciation for each needed word the dictionary lacks."""
+        made = []
+        for word in self.missing_words(needed):
+            derived = self.derive(word)
+            self.add_word(word, derived.phones)
+            self.derived[word] = derived
+            made.append(derived)
+        return made
+
+    # -- the port ------------------------------------------------------------------
+
+    def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
+        """Compile (once per grammar, roster and intents) and switch to the JSGF search."""
+        key = (id(grammar), tuple(roster), None if intents is None else tuple(intents))
+        if key not in self._searches:
+            self.ensure_words(words(grammar, roster, intents))
+            name, jsgf = f"jsgf{len(self._searches)}", to_jsgf(grammar, roster, intents)
+            try:
+                self._decoder.add_jsgf_string(name, jsgf)
+                fsg = self._decoder.parse_jsgf(jsgf)
+            except (RuntimeError, ValueError) as exc:
+                raise RecognitionError(f"pocketsphinx refused the grammar: {exc}") from exc
+            self._searches[key] = (name, fsg)
+        self._active = self._searches[key]
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        """Decode one utterance with the expected grammar; low-confidence results come back empty."""
+        if self._active is None:
+            raise RecognitionError("call expect() before recognize(): no grammar is loaded")
+        search, fsg = self._active
+        pcm = _to_pcm16(samples, rate)
+        if len(pcm) < 2 * RATE // 100:  # under 10 ms: not even one frame
+            self.last = Scores("", 0, float("-inf"), 0.0, float("-inf"), False, 0.0)
+            return Transcript("", 0.0)
+        text, grammar_score, frames = self._decode(search, pcm)
+        if not text:
+            self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
+            return Transcript("", 0.0)
+        _, phone_score, _ = self._decode("phones", pcm)
+        llr = 100 * (grammar_score - phone_score) / max(frames, 1)
+        complete = bool(fsg.accept(text))
+        confidence = confidence_from_llr(llr) if complete else 0.0
+        self.last = Scores(text, frames, grammar_score, phone_score, llr, complete, confidence)
+        return Transcript(text if confidence >= self.reject_below else "", confidence)
+
+    def _decode(self, search: str, pcm: bytes) -> tuple[str, float, int]:
+        """(words, natural-log path score, frames) of one search over the audio."""
+        decoder = self._decoder
+        try:
+            decoder.activate_search(search)
+            decoder.start_utt()
+            decoder.process_raw(pcm, full_utt=True)
+            decoder.end_utt()
+        except (RuntimeError, KeyError) as exc:
+            raise RecognitionError(f"pocketsphinx failed to decode: {exc}") from exc
+        hyp = decoder.hyp()
+        if hyp is None:
+            return "", float("-inf"), decoder.n_frames()
+        # Hypothesis.score is logmath_exp(raw score), so its log is the score in natural-log units.
+        score = math.log(hyp.score) if hyp.score > 0 else float("-inf")
+        text = " ".join(w for w in hyp.hypstr.split() if not re.fullmatch(r"<.*>|\[.*\]|SIL|\+.*\+", w))
+        return text, score, decoder.n_frames()

@@ -1,0 +1,232 @@
+"""Speech in, command out: flite speaks the canonical commands, pocketsphinx hears them, the grammar parses them."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from moderator.speech.compile import to_jsgf, words
+from moderator.speech.grammar import Parsed, load_grammar
+from moderator.speech.template import normalize
+
+pocketsphinx = pytest.importorskip("pocketsphinx")
+
+from moderator.adapters.asr_pocketsphinx import (  # noqa: E402
+    PocketsphinxRecognizer,
+    RecognitionError,
+    confidence_from_llr,
+    ipa_to_arpabet,
+    letters_to_arpabet,
+)
+from moderator.audio.clip import Clip  # noqa: E402
+
+ROSTER = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi"]
+VOICES = ("slt", "rms")
+
+# The canonical phrasings of /work/shared/commands.md, with names from ROSTER.
+CANONICAL = [
+    "start the game", "I appoint Carol as leader", "I appoint you as leader", "Dave",
+    "Alice offers leadership to Bob", "Bob accepts", "Bob refuses", "five votes for Erin",
+    "hostage Frank", "hostages Grace and Heidi", "hostages Alice, Bob and Carol",
+    "I choose Dave and Erin as hostages", "room A is ready", "room B is ready", "leaders have met",
+    "start the next round", "pause", "resume", "how much time is left", "repeat that", "what can I say",
+    "undo", "yes", "no", "gambler predicts red", "gambler predicts blue", "the president is Frank",
+    "the bomber is Grace",
+]  # fmt: skip
+CHATTER = [
+    "did anyone see where I left my drink", "I think Bob is lying about his card",
+    "can you pass the chips please", "wait who is on the red team", "that was a great round everyone",
+    "let me see your card first", "oh no not again", "I need more time to decide",
+]  # fmt: skip
+
+needs_flite = pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed")
+
+
+@pytest.fixture(scope="module")
+def grammar():
+    return load_grammar("en")
+
+
+@pytest.fixture(scope="session")
+def speak(tmp_path_factory):
+    """Synthesize a line with a flite voice into a cached WAV; returns the path."""
+    folder = tmp_path_factory.mktemp("flite")
+
+    def render(text: str, voice: str) -> Path:
+        path = folder / f"{voice}-{re.sub(r'[^a-z]+', '_', text.lower()).strip('_')}.wav"
+        if not path.exists():
+            subprocess.run(["flite", "-voice", voice, "-t", text, "-o", str(path)], check=True, timeout=30)
+        return path
+
+    return render
+
+
+@pytest.fixture(scope="module")
+def recognizer(grammar):
+    rec = PocketsphinxRecognizer()
+    rec.expect(grammar, ROSTER)
+    return rec
+
+
+def hear(rec: PocketsphinxRecognizer, path: Path):
+    clip = Clip.read(path)
+    return rec.recognize(clip.samples, clip.rate)
+
+
+# -- compiling the grammar -------------------------------------------------------------
+
+
+def spoken(text: str) -> str:
+    return " ".join(w.lower() for w in normalize(text))
+
+
+@pytest.mark.parametrize("roster", [ROSTER, ["Mary Ann", "Jean-Luc", "O'Brien", "Bob", "Zed", "Ann"]])
+def test_every_spoken_sample_sentence_is_accepted_by_the_jsgf(grammar, roster):
+    fsg = pocketsphinx.Decoder(lm=None, loglevel="FATAL").parse_jsgf(to_jsgf(grammar, roster))
+    vocabulary = words(grammar, roster)
+    sentences = [spoken(text) for text, _ in grammar.expand(roster, limit_per_template=150)]
+    sentences = [s for s in sentences if not re.search(r"\d", s)]
+    assert len(sentences) > 500
+    assert [s for s in sentences if not fsg.accept(s)] == []
+    assert {w for s in sentences for w in s.split()} <= vocabulary
+
+
+def test_the_jsgf_is_restricted_to_the_given_intents(grammar):
+    jsgf = to_jsgf(grammar, ROSTER, ["confirm", "usurp"])
+    fsg = pocketsphinx.Decoder(lm=None, loglevel="FATAL").parse_jsgf(jsgf)
+    assert fsg.accept("yes") and fsg.accept("twenty one votes for alice")
+    assert not fsg.accept("start the game") and not fsg.accept("21 votes for alice")
+    assert "<start>" not in jsgf and "start" not in words(grammar, ROSTER, ["confirm", "usurp"])
+    with pytest.raises(KeyError):
+        to_jsgf(grammar, ROSTER, ["dance"])
+
+
+def test_an_empty_roster_still_compiles(grammar):
+    jsgf = to_jsgf(grammar, [])
+    fsg = pocketsphinx.Decoder(lm=None, loglevel="FATAL").parse_jsgf(jsgf)
+    assert fsg.accept("start the game") and fsg.accept("i appoint you as leader")
+    assert "<player>" not in jsgf and "<offer>" not in jsgf and "it's" not in words(grammar, [])
+
+
+# -- pronunciations ---------------------------------------------------------------------
+
+
+def test_phone_mappings():
+    assert ipa_to_arpabet("zˈoʊltən") == "Z OW L T AH N"
+    assert ipa_to_arpabet("dʒˈoʊkwɪn") == "JH OW K W IH N"
+    assert letters_to_arpabet("Zoë") == "Z AA EH"
+    assert 0.45 < confidence_from_llr(-0.15) < 0.55 and confidence_from_llr(float("-inf")) == 0.0
+
+
+def test_missing_names_get_derived_pronunciations(grammar, recognizer):
+    assert recognizer.missing_words(["alice", "xiomara", "maryzed"]) == ["maryzed", "xiomara"]
+    made = {d.word: d for d in recognizer.ensure_words(["Xiomara", "Thandiwe"])}
+    assert made["xiomara"].method == ("espeak-ng" if shutil.which("espeak-ng") else "dictionary parts")
+    assert recognizer.missing_words(["xiomara", "thandiwe"]) == []
+    assert recognizer.derive("qxz").phones  # never empty
+
+
+def test_recognize_before_expect_is_an_error():
+    import numpy as np
+
+    with pytest.raises(RecognitionError, match="expect"):
+        PocketsphinxRecognizer().recognize(np.zeros(1600, np.float32), 16000)
+
+
+# -- speech ---------------------------------------------------------------------------------
+
+
+@needs_flite
+@pytest.mark.parametrize("voice", VOICES)
+def test_canonical_commands_are_recognized(grammar, recognizer, speak, voice):
+    misses = []
+    for line in CANONICAL:
+        want = grammar.parse(line, ROSTER)
+        assert isinstance(want, Parsed), line
+        heard = hear(recognizer, speak(line, voice))
+        got = grammar.parse(heard.text, ROSTER)
+        if not (isinstance(got, Parsed) and (got.intent, got.slots) == (want.intent, want.slots)):
+            misses.append(f"{line!r} -> {heard.text!r} ({heard.confidence:.2f}, llr {recognizer.last.llr:.2f})")
+    accuracy = 1 - len(misses) / len(CANONICAL)
+    print(f"\n{voice}: {accuracy:.0%} of {len(CANONICAL)} canonical commands", *misses, sep="\n  ")
+    assert accuracy >= 0.85, misses
+
+
+@needs_flite
+def test_a_derived_name_is_recognized(grammar, speak):
+    rec = PocketsphinxRecognizer()
+    roster = [*ROSTER[:6], "Xiomara", "Zoltan"]
+    rec.expect(grammar, roster)
+    assert "xiomara" in rec.derived and "zoltan" not in rec.derived  # cmudict knows Zoltan
+    heard = hear(rec, speak("I appoint Xiomara as leader", "slt"))
+    parsed = grammar.parse(heard.text, roster)
+    assert isinstance(parsed, Parsed) and parsed.slots == {"player": "Xiomara"}, heard
+
+
+@needs_flite
+def test_chatter_is_mostly_rejected(grammar, recognizer, speak):
+    passed = []
+    for voice in VOICES:
+        for line in CHATTER:
+            heard = hear(recognizer, speak(line, voice))
+            last = recognizer.last
+            print(f"\n{voice} {line!r}: raw {last.text!r} llr {last.llr:.2f} complete {last.complete} "
+                  f"-> {heard.text!r} ({heard.confidence:.2f})", end="")
+            if isinstance(grammar.parse(heard.text, ROSTER), Parsed):
+                passed.append((voice, line, heard.text))
+    # A JSGF search always answers with grammar words; the confidence threshold turns most away.
+    assert len(passed) <= len(CHATTER) * len(VOICES) // 4, passed
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def run_cli(monkeypatch, argv):
+    import moderator.cli
+    from moderator.env import Environment
+
+    if "recognize" not in moderator.cli.COMMANDS:
+        monkeypatch.setattr(moderator.cli, "COMMANDS", (*moderator.cli.COMMANDS, "recognize"))
+    out, err = io.StringIO(), io.StringIO()
+    code = moderator.cli.main(argv, Environment(stdout=out, stderr=err))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_recognize_text_prints_the_json_fields(monkeypatch):
+    code, out, _ = run_cli(monkeypatch, ["recognize", "--text", "hostages Bob and Carol", "--players",
+                                         ",".join(ROSTER), "--json"])
+    assert code == 0
+    assert json.loads(out) == {"file": None, "heard": "hostages Bob and Carol", "confidence": 1.0,
+                               "intent": "hostages", "slots": {"players": ["Bob", "Carol"]}, "rejected": None}
+    code, out, _ = run_cli(monkeypatch, ["recognize", "--text", "hostage Zed", "--players", "Bob,Carol", "--json"])
+    assert code == 0 and json.loads(out)["rejected"] == "'Zed' is not a player in this game"
+
+
+def test_recognize_errors_are_clean(monkeypatch, tmp_path):
+    code, _, err = run_cli(monkeypatch, ["recognize", str(tmp_path / "none.wav"), "--players", "Bob,Carol"])
+    assert code == 2 and "no such file" in err
+    (tmp_path / "bad.wav").write_text("not a wav")
+    code, _, err = run_cli(monkeypatch, ["recognize", str(tmp_path / "bad.wav"), "--players", "Bob,Carol"])
+    assert code == 2 and "cannot read WAV" in err
+    code, _, err = run_cli(monkeypatch, ["recognize", "--text", "pause", "--players", " , "])
+    assert code == 2 and "--players" in err
+
+
+@needs_flite
+def test_recognize_files_with_pocketsphinx(monkeypatch, speak):
+    files = [str(speak("the bomber is Grace", "slt")), str(speak("did anyone see where I left my drink", "slt"))]
+    code, out, _ = run_cli(monkeypatch, ["recognize", *files, "--players", ",".join(ROSTER),
+                                         "--engine", "pocketsphinx", "--json"])
+    first, second = map(json.loads, out.splitlines())
+    assert first["file"] == files[0] and first["intent"] == "reveal"
+    assert first["slots"] == {"role": "bomber", "player": "Grace"} and first["rejected"] is None
+    assert set(second) == set(first) and code == 0
+    code, out, _ = run_cli(monkeypatch, ["recognize", files[0], "--players", ",".join(ROSTER),
+                                         "--engine", "pocketsphinx"])
+    assert "heard 'the bomber is grace'" in out and "-> reveal" in out
