@@ -63,3 +63,35 @@ class VoiceDelivery:
             advance(engine, clock, t)
             self.listener.feed(step.room, signal[i : i + step_len], RATE, t)
         advance(engine, clock, start + len(signal) / RATE)
+
+
+#: Party talk with no command in it: the raw material of babble noise (and of false-accept tests).
+CHATTER = (
+    "did anyone see where I left my drink",
+    "I think Bob is lying about his card",
+    "this music is really great",
+    "can you pass the chips please",
+    "who wants another slice of pizza",
+    "I am definitely on the blue team",
+    "let me see your card first",
+    "no way, show me the colour",
+    "we should send him over there",
+    "I love this game so much",
+)
+BABBLE_VOICES = ("flite:slt", "flite:rms", "flite:awb", "flite:kal")
+
+
+def make_babble(seconds: float, speak: Callable[[str, str], Clip], *, talkers: int = 6, seed: int = 0) -> np.ndarray:
+    """Multi-talker party babble: ``talkers`` voices each chatting without pause, overlapped, at 16 kHz."""
+    rng = np.random.default_rng(seed)
+    n = round(seconds * RATE)
+    mix = np.zeros(n, np.float32)
+    for talker in range(talkers):
+        voice = BABBLE_VOICES[talker % len(BABBLE_VOICES)]
+        parts: list[np.ndarray] = [np.zeros(int(rng.integers(0, RATE)), np.float32)]
+        while sum(len(p) for p in parts) < n:
+            parts.append(speak(str(rng.choice(CHATTER)), voice).resample(RATE).samples)
+            parts.append(np.zeros(int(rng.integers(RATE // 10, RATE // 2)), np.float32))
+        mix += np.concatenate(parts)[:n]
+    peak = float(np.max(np.abs(mix))) or 1.0
+    return (mix / peak * 0.5).astype(np.float32)

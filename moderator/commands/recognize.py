@@ -9,7 +9,7 @@ from typing import Any
 
 from moderator.env import Environment
 from moderator.errors import ModeratorError, RosterError
-from moderator.ports import Recognizer
+from moderator.listening import add_recognizer_options, make_recognizer
 from moderator.roster import parse_names
 from moderator.speech.grammar import Grammar, NoParse, load_grammar
 
@@ -23,31 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("files", nargs="*", metavar="FILE.wav", help="recorded utterances, one command each")
     p.add_argument("--text", help="parse this typed line instead of audio")
     p.add_argument("--players", required=True, help="the roster, comma separated: Alice,Bob,Carol")
-    p.add_argument("--engine", choices=("auto", "pocketsphinx", "vosk"), default="auto",
-                   help="auto (default): vosk if a vosk model is installed, else pocketsphinx")
+    add_recognizer_options(p)
     p.add_argument("--lang", default="en", help="grammar language (default en)")
     p.add_argument("--json", action="store_true", help="print one JSON object per file")
     p.set_defaults(func=run)
-
-
-def make_recognizer(engine: str) -> Recognizer:
-    """The recognizer for ``engine``; ``auto`` prefers vosk when its module and a model are installed."""
-    if engine in ("auto", "vosk"):
-        try:
-            from moderator.adapters.asr_vosk import VoskRecognizer
-            from moderator.speech.models import installed_model
-        except ImportError as exc:
-            if engine == "vosk":
-                raise ModeratorError(f"the vosk engine is not available: {exc}") from exc
-        else:
-            model = installed_model()
-            if model is not None:
-                return VoskRecognizer(model)
-            if engine == "vosk":
-                raise ModeratorError("no vosk model is installed")
-    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
-
-    return PocketsphinxRecognizer()
 
 
 def result(grammar: Grammar, roster: list[str], file: str | None, heard: str, confidence: float,
@@ -86,7 +65,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             if not Path(name).is_file():
                 raise ModeratorError(f"no such file: {name}")
             clips.append((name, Clip.read(Path(name))))
-        recognizer = make_recognizer(args.engine)
+        recognizer = make_recognizer(args.engine, args.vosk_model)
         recognizer.expect(grammar, roster)
         for name, clip in clips:
             transcript = recognizer.recognize(clip.samples, clip.rate)

@@ -10,6 +10,7 @@ from typing import Any
 from moderator.env import Environment
 from moderator.errors import ScenarioError
 from moderator.game.engine import Engine
+from moderator.listening import add_recognizer_options
 from moderator.outputs import add_speech_options, schedule_from
 from moderator.scenario import Scenario, load_scenario
 from moderator.simulate import run_scenario
@@ -33,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="text: each 'say' goes straight to the parser (default); voice: spoken and recognised")
     p.add_argument("--voice", default="flite:slt", help="synthetic voice for --input voice (ENGINE:VOICE)")
     p.add_argument("--noise", help="noise for --input voice: a WAV file or 'babble'")
-    p.add_argument("--snr", type=float, help="signal-to-noise ratio in dB for --noise")
+    p.add_argument("--snr", type=float, help="signal-to-noise ratio in dB for --noise (peak-frame definition)")
+    add_recognizer_options(p)
     p.add_argument("--seed", type=int, help="override the scenario's seed (room split)")
     add_speech_options(p, devices=False)
     p.add_argument("--quiet", action="store_true", help="do not print the transcript")
@@ -42,9 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, env: Environment) -> int:
     """Run the scenario; write events (and audio); print the transcript."""
-    if args.input == "voice":
-        raise ScenarioError("--input voice needs speech recognition, which this version does not have yet; "
-                            "use --input text")
+    if (args.noise is None) != (args.snr is None):
+        raise ScenarioError("--noise and --snr go together, e.g. --noise babble --snr 12")
     scenario = load_scenario(args.scenario)
     if args.seed is not None:
         scenario = type(scenario)(**{**scenario.__dict__, "seed": args.seed})
@@ -76,10 +77,14 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
                 env.stdout.write(transcript[-1] + "\n")
 
     voice, timeline, last = None, None, [0.0]
+    delivery: list[Any] = []
+    spoken = args.input == "voice" or any(step.audio is not None for step in scenario.steps)
 
     def setup(engine: Engine) -> None:
         nonlocal voice, timeline
         engine.subscribe(lambda e: last.__setitem__(0, e["t"]))
+        if spoken:
+            delivery.append(_voice_delivery(engine, scenario, args, lambda: voice))
         if args.audio_out is None:
             return
         from moderator.audio.timeline import TimelineOut
@@ -94,7 +99,8 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
 
     try:
         run_scenario(scenario, grammar=grammar, catalog=catalog, listeners=[write], setup=setup,
-                     schedule=schedule_from(args))
+                     schedule=schedule_from(args),
+                     deliver=(lambda engine, clock, step: delivery[0](engine, clock, step)) if spoken else None)
     finally:
         for sink in sinks:
             sink.close()
@@ -108,6 +114,34 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
             print(f"wrote {args.audio_out}/roomA.wav, roomB.wav ({timeline.end - timeline.t0:.0f} s each), "
                   "timeline.json, events.jsonl, transcript.txt", file=env.stdout)
     return 0
+
+
+def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace, voice: Any) -> Any:
+    """The listening loop for scripted audio: synthetic players, optional noise, the chosen recognizer."""
+    from moderator.adapters.player_voice import parse_voice, speak
+    from moderator.audio.clip import Clip
+    from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
+    from moderator.listening import make_recognizer
+    from moderator.loop import Listener
+    from moderator.voice_input import VoiceDelivery, make_babble
+
+    parse_voice(args.voice)  # a bad --voice fails before the game starts
+    shared = scenario.options.shared_mic
+
+    def speaking_until(room: str) -> float:
+        current = voice()  # the moderator's own voice, when it speaks (--audio-out): half-duplex
+        return current.speaker.busy_until[room] if current is not None else float("-inf")
+
+    listener = Listener(engine, make_recognizer(args.engine, args.vosk_model),
+                        mics=(None,) if shared else ("A", "B"),
+                        new_endpointer=lambda: Endpointer(webrtc_classifier()), speaking_until=speaking_until)
+    noise = None
+    if args.noise == "babble":
+        noise = make_babble(30.0, speak, seed=scenario.seed)
+    elif args.noise is not None:
+        noise = Clip.read(Path(args.noise)).resample(RATE).samples
+    return VoiceDelivery(listener, lambda text: speak(text, args.voice), typed=args.input == "text",
+                         noise=noise, snr=args.snr, seed=scenario.seed)
 
 
 def _open(path: Path) -> Any:
