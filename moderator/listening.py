@@ -22,7 +22,7 @@ def make_recognizer(engine: str, vosk_model: Path | None = None) -> Recognizer:
     """The recognizer for ``engine``; ``auto`` prefers vosk when a model is given or installed."""
     if engine in ("auto", "vosk"):
         from moderator.adapters.asr_vosk import VoskRecognizer
-        from moderator.speech.models import installed_model
+        from moderator.models import installed_model
 
         model = vosk_model or installed_model()
         if model is not None:

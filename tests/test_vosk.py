@@ -21,13 +21,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from moderator import models
 from moderator.audio.clip import Clip
 from moderator.commands import models as models_cmd
 from moderator.env import Environment
+from moderator.models import ModelError
 from moderator.ports import Transcript
-from moderator.speech import models
 from moderator.speech.grammar import Grammar
-from moderator.speech.models import ModelError
 
 KO_GRAMMAR = """
 language: ko

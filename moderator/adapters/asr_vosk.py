@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from moderator.audio.clip import Clip
+from moderator.models import ModelError, is_model_dir, search_dirs
 from moderator.ports import Transcript
 from moderator.speech.grammar import INTENT_SLOTS, ROSTER_TYPES, Grammar
-from moderator.speech.models import ModelError, is_model_dir, search_dirs
 from moderator.speech.template import normalize
 
 __all__ = ["ModelError", "VoskRecognizer", "transcript_from_results"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from moderator import models
 from moderator.env import Environment
-from moderator.speech import models
 
 
 def register(sub: argparse._SubParsersAction) -> None:
