@@ -26,7 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scenario", type=Path, default=DEMO, help="another scenario to play (default: the demo)")
     p.add_argument("--quiet", action="store_true", help="do not print the transcript")
     add_speech_options(p, devices=False)
-    p.set_defaults(func=run, events=None)
+    # simulate() options that the demo does not offer: typed lines, no noise.
+    p.set_defaults(func=run, events=None, input="text", noise=None, snr=None, voice="flite:slt", engine="auto",
+                   vosk_model=None)
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
