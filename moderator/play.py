@@ -27,13 +27,16 @@ def split_room(line: str) -> tuple[str | None, str]:
 
 
 class EventLog:
-    """Appends events to a JSON Lines file, one flushed line each (a kill loses nothing written)."""
+    """Writes events to a JSON Lines file, one flushed line each (a kill loses nothing written).
 
-    def __init__(self, path: Path) -> None:
+    ``mode`` "a" continues a log (a resumed game); "w" starts a new one (a simulation).
+    """
+
+    def __init__(self, path: Path, mode: str = "a") -> None:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh: TextIO = self.path.open("a", encoding="utf-8")
+            self._fh: TextIO = self.path.open(mode, encoding="utf-8")
         except OSError as exc:
             raise ModeratorError(f"cannot write the event log {path}: {exc.strerror or exc}") from exc
 

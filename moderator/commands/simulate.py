@@ -12,6 +12,7 @@ from moderator.errors import ScenarioError
 from moderator.game.engine import Engine
 from moderator.listening import add_recognizer_options
 from moderator.outputs import add_speech_options, schedule_from
+from moderator.play import EventLog
 from moderator.scenario import Scenario, load_scenario
 from moderator.simulate import run_scenario
 from moderator.speech.catalog import load_catalog
@@ -60,29 +61,25 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
     if events_path is None and args.audio_out is not None:
         events_path = args.audio_out / "events.jsonl"
     to_stdout = str(events_path) == "-"
-    sinks: list[Any] = []
-    if events_path is not None and not to_stdout:
-        sinks.append(_open(events_path))
+    log = EventLog(events_path, mode="w") if events_path is not None and not to_stdout else None
     transcript: list[str] = []
 
     def write(event: dict[str, Any]) -> None:
-        line = json.dumps(event, ensure_ascii=False)
-        for sink in sinks:
-            sink.write(line + "\n")
+        if log is not None:
+            log(event)
         if to_stdout:
-            env.stdout.write(line + "\n")
+            env.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
         if event["type"] in ("announce", "command", "rejected"):
             transcript.append(transcript_line(event))
             if not args.quiet and not to_stdout:
                 env.stdout.write(transcript[-1] + "\n")
 
-    voice, timeline, last = None, None, [0.0]
+    voice, timeline = None, None
     delivery: list[Any] = []
     spoken = args.input == "voice" or any(step.audio is not None for step in scenario.steps)
 
     def setup(engine: Engine) -> None:
         nonlocal voice, timeline
-        engine.subscribe(lambda e: last.__setitem__(0, e["t"]))
         if spoken:
             delivery.append(_voice_delivery(engine, scenario, args, lambda: voice))
         if args.audio_out is None:
@@ -98,16 +95,16 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
               f"{report.rendered} rendered, {report.cached} from the cache)", file=env.stderr)
 
     try:
-        run_scenario(scenario, grammar=grammar, catalog=catalog, listeners=[write], setup=setup,
+        engine = run_scenario(scenario, grammar=grammar, catalog=catalog, listeners=[write], setup=setup,
                      schedule=schedule_from(args),
                      deliver=(lambda engine, clock, step: delivery[0](engine, clock, step)) if spoken else None)
     finally:
-        for sink in sinks:
-            sink.close()
+        if log is not None:
+            log.close()
         if voice is not None:
             voice.close()
     if timeline is not None and args.audio_out is not None:
-        timeline.extend(last[0])
+        timeline.extend(engine.last_t)
         timeline.close()
         (args.audio_out / "transcript.txt").write_text("\n".join(transcript) + "\n", encoding="utf-8")
         if not args.quiet:
@@ -142,14 +139,6 @@ def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace
         noise = Clip.read(Path(args.noise)).resample(RATE).samples
     return VoiceDelivery(listener, lambda text: speak(text, args.voice), typed=args.input == "text",
                          noise=noise, snr=args.snr, seed=scenario.seed)
-
-
-def _open(path: Path) -> Any:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return path.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"cannot write the event log {path}: {exc.strerror}") from exc
 
 
 def transcript_line(event: dict[str, Any]) -> str:

@@ -116,6 +116,11 @@ class Engine(RoundClock):
             listener(event)
         return event
 
+    @property
+    def last_t(self) -> float:
+        """The time of the last event emitted."""
+        return self._last_t
+
     def text(self, key: str, /, **slots: Any) -> str:
         """A phrase of the catalogue."""
         return self.catalog.render(key, **slots)
