@@ -91,7 +91,7 @@ def make_voice(
     speaker = Speaker(
         clock=engine.clock,
         out=out,
-        lookup=lambda text: cache.get(text, settings) if cache.contains(text, settings) else None,
+        lookup=lambda text: cache.find(text, settings),
         render=lambda text: cache.get(text, settings),
         background=executor,
         # Live: hand phrases to the speakers just before they start, so timed ones can go first.

@@ -173,3 +173,14 @@ def test_default_cache_dir_is_the_users_cache():
     path = default_cache_dir()
     assert path.name == "speech"
     assert "moderator" in path.parts
+
+
+def test_find_returns_only_what_is_already_rendered(tmp_path: Path) -> None:
+    synth = FakeSynth()
+    cache = RenderCache(tmp_path, synth)
+    voice = VoiceSettings()
+    assert cache.find("Time's up!", voice) is None
+    assert synth.calls == [], "find never renders"
+    rendered = cache.get("Time's up!", voice)
+    assert RenderCache(tmp_path, synth).find("Time's up!", voice).duration == rendered.duration
+    assert len(synth.calls) == 1

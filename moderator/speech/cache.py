@@ -95,20 +95,28 @@ class RenderCache:
                 cached += 1
         return PrerenderReport(rendered=rendered, cached=cached, seconds=timer() - start)
 
+    def find(self, text: str, voice: VoiceSettings) -> Clip | None:
+        """The clip if it is already rendered (in memory or a whole file on disk), else None; never renders."""
+        return self._find(cache_key(self.synth.name, voice, text))
+
+    def _find(self, key: str) -> Clip | None:
+        clip = self._clips.get(key)
+        if clip is None:
+            clip = _load(self.directory / key[:2] / f"{key}.wav")
+            if clip is not None:
+                self._clips[key] = clip
+        return clip
+
     def _get(self, text: str, voice: VoiceSettings) -> tuple[Clip, bool]:
         """The clip, and whether it was rendered now."""
         key = cache_key(self.synth.name, voice, text)
-        clip = self._clips.get(key)
+        clip = self._find(key)
         if clip is not None:
             return clip, False
-        path = self.directory / key[:2] / f"{key}.wav"
-        clip = _load(path)
-        rendered = clip is None
-        if clip is None:
-            clip = self.synth.render(text, voice)
-            _store(path, clip)
+        clip = self.synth.render(text, voice)
+        _store(self.directory / key[:2] / f"{key}.wav", clip)
         self._clips[key] = clip
-        return clip, rendered
+        return clip, True
 
 
 def _load(path: Path) -> Clip | None:
