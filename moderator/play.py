@@ -12,7 +12,6 @@ from typing import Any, TextIO
 
 from moderator.errors import ModeratorError
 from moderator.game.engine import Engine
-from moderator.game.state import GameState
 from moderator.journal import Journal, Saved
 
 _PREFIX = re.compile(r"^\s*(?:room\s+)?([ab])\s*[:>]\s*(.*)$", re.IGNORECASE)
@@ -125,7 +124,3 @@ class PlaySession:
             return
         self.save()
 
-
-def restore_state(saved: Saved) -> GameState:
-    """The GameState of a saved game."""
-    return GameState.from_dict(saved.state)

@@ -17,9 +17,10 @@ from moderator.env import Environment
 from moderator.errors import JournalError, RosterError
 from moderator.game.engine import Engine
 from moderator.game.rules import split_rooms
+from moderator.game.state import GameState
 from moderator.journal import Journal, Saved, default_path
 from moderator.outputs import add_speech_options, open_output, schedule_from
-from moderator.play import EventLog, PlaySession, restore_state
+from moderator.play import EventLog, PlaySession
 from moderator.roster import check_roster, load_roster, parse_names
 from moderator.settings import Schedule
 from moderator.speaking import Voice, make_voice
@@ -64,8 +65,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     voice: Voice | None = None
 
     def build(saved: Saved) -> Engine:
-        engine = Engine(restore_state(saved), clock=SystemClock(saved.epoch), grammar=grammar, catalog=catalog,
-                        schedule=schedule, announcer=voice.speaker if voice is not None else None)
+        engine = Engine(GameState.from_dict(saved.state), clock=SystemClock(saved.epoch), grammar=grammar,
+                        catalog=catalog, schedule=schedule, announcer=voice.speaker if voice is not None else None)
         engine.subscribe(lambda e: _print_event(e, env))
         if saved.events:
             engine.subscribe(EventLog(Path(saved.events)))
