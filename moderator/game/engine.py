@@ -149,8 +149,9 @@ class Engine(RoundClock):
         before = self._active()
         self.flow.trigger(trigger)  # type: ignore[attr-defined]
         self.state.machine = self.flow.state
-        for name in self.chart.state_names():
-            if name in self._active() and name not in before:
+        entered = self._active() - before
+        for name in self.chart.state_names():  # parents before children
+            if name in entered:
                 self.emit("state", state=name)
 
     def _active(self) -> set[str]:
