@@ -6,16 +6,23 @@ import argparse
 from pathlib import Path
 
 from moderator.errors import ModeratorError
+from moderator.game.engine import READ_BACK
 from moderator.ports import Recognizer
 
 
 def add_recognizer_options(p: argparse.ArgumentParser) -> None:
-    """``--engine`` and ``--vosk-model``."""
+    """``--engine``, ``--vosk-model``, ``--wake-word`` and ``--read-back``."""
     p.add_argument("--engine", choices=("auto", "pocketsphinx", "vosk"), default="auto",
                    help="speech recognizer: auto (vosk if a vosk model is installed, else the built-in "
                    "pocketsphinx), pocketsphinx or vosk")
     p.add_argument("--vosk-model", type=Path, metavar="PATH",
                    help="a vosk model directory (default: one installed with 'moderator models download')")
+    p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
+                   help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
+                   "moderator); answers such as 'yes' need none. For noisy rooms")
+    p.add_argument("--read-back", choices=READ_BACK,
+                   help="read a hostage choice back and wait for 'yes' before it locks: spoken (commands heard "
+                   "by a microphone; the default), always (typed ones too) or never")
 
 
 def make_recognizer(engine: str, vosk_model: Path | None = None) -> Recognizer:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -10,10 +10,25 @@ from moderator.audio.clip import Clip
 from moderator.audio.endpoint import RATE, Endpointer, Utterance
 from moderator.game.engine import Engine
 from moderator.game.state import ROOMS
-from moderator.ports import Recognizer
+from moderator.ports import Recognizer, Transcript
+from moderator.speech.grammar import Grammar, NoParse
+from moderator.speech.template import normalize
 
 #: After the moderator stops speaking, its own voice may still echo in the room this long.
 ECHO_TAIL = 0.3
+
+#: A transcript rejected for low confidence, but scoring at least this, was probably meant for the
+#: moderator: it gets "sorry, say that again". Under it, it is taken for chatter and ignored. On
+#: pocketsphinx's scale (0.5 is its own threshold), flite chatter in tests/scenarios/voice scored
+#: 0.05 to 0.41, and commands rarely under 0.45 (see docs/benchmarks for the full distribution).
+UNSURE = 0.45
+
+#: "Sorry, say that again" is said at most once in a row per microphone; after this long without a
+#: command it may be said again.
+PARDON_AGAIN_AFTER = 20.0
+
+#: Phases in which every name may be said in either room (the reveal, after the last exchange).
+_ANY_ROOM = ("game_over", "prediction", "reveal", "result")
 
 
 class Listener:
@@ -22,7 +37,9 @@ class Listener:
     ``mics`` are the rooms with a microphone, or ``(None,)`` for one shared microphone (the room then
     follows from the names said). Half-duplex: while the moderator speaks in a room (``speaking_until``),
     that room's microphone is ignored, so it never hears itself. The recognizer is told to expect only
-    the commands that fit the current phase; what it returns is parsed again by the engine's grammar.
+    the commands that fit the current phase, with the names of that room's players; what it returns is
+    parsed again against the grammar. With a ``wake_word``, a command counts only when it starts with
+    it (answers to a question, such as "yes", do not need it).
     """
 
     def __init__(
@@ -33,12 +50,17 @@ class Listener:
         mics: tuple[str | None, ...] = ROOMS,
         new_endpointer: Callable[[], Endpointer],
         speaking_until: Callable[[str], float] | None = None,
+        wake_word: str | None = None,
     ) -> None:
         self.engine = engine
         self.recognizer = recognizer
         self.endpointers = {mic: new_endpointer() for mic in mics}
         self.speaking_until = speaking_until
-        self._expecting: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        self.wake_word = normalize(wake_word.lower()) if wake_word else []
+        self.grammar = engine.grammar.addressed(wake_word) if wake_word else engine.grammar
+        self._expecting: tuple[object, ...] | None = None
+        self._narrowed: dict[tuple[int, int | None], Grammar] = {}
+        self._pardoned: dict[str | None, float] = {}
 
     def feed(self, mic: str | None, samples: np.ndarray, rate: int, t: float) -> list[Utterance]:
         """Audio from ``mic`` whose first sample is at audio time ``t``; returns the utterances handled."""
@@ -54,17 +76,61 @@ class Listener:
 
     def hear(self, mic: str | None, utterance: Utterance) -> bool:
         """Recognize one utterance and hand it to the game; True when a command was accepted."""
-        self._expect_current_phase()
+        self._expect_current_phase(mic)
         heard = self.recognizer.recognize(utterance.samples, RATE)
         self.engine.emit("heard", room=mic or "both", text=heard.text, confidence=round(heard.confidence, 3))
-        if not heard.text:
-            return False
-        return self.engine.handle_text(heard.text, mic)
+        return self.understood(mic, heard, utterance.end)
 
-    def _expect_current_phase(self) -> None:
-        wanted = (tuple(self.engine.state.players), tuple(self.engine.allowed_intents()))
+    def understood(self, mic: str | None, heard: Transcript, t: float) -> bool:
+        """Act on a transcript: a command goes to the engine; a doubtful one gets "sorry" at most once."""
+        if not heard.text:
+            if heard.confidence >= UNSURE:
+                self._pardon(mic, t)
+            return False
+        parsed = self.grammar.parse(heard.text, self.engine.state.players)
+        if isinstance(parsed, NoParse):
+            addressed = not self.wake_word or [w.lower() for w in normalize(heard.text)][: len(self.wake_word)] \
+                == self.wake_word
+            reason = parsed.reason if addressed else "it did not start with the wake word"
+            self.engine.emit("rejected", room=mic or "both", text=heard.text, reason=reason, key="refuse.parse",
+                             intent=None)
+            if addressed:
+                self._pardon(mic, t)
+            return False
+        accepted = self.engine.handle_text(self._unaddressed(heard.text), mic, spoken=True)
+        self._pardoned.pop(mic, None)
+        return accepted
+
+    def _unaddressed(self, text: str) -> str:
+        """The command without the wake word in front."""
+        words = normalize(text)
+        if self.wake_word and [w.lower() for w in words[: len(self.wake_word)]] == self.wake_word:
+            words = words[len(self.wake_word) :]
+        return " ".join(words)
+
+    def _pardon(self, mic: str | None, t: float) -> None:
+        last = self._pardoned.get(mic)
+        if last is not None and t - last < PARDON_AGAIN_AFTER:
+            return
+        self._pardoned[mic] = t
+        self.engine.say(mic or "both", "pardon")
+
+    def _expect_current_phase(self, mic: str | None) -> None:
+        """Listen for what can be said now: the phase's commands, the room's names, and no more votes
+        or hostages than there can be."""
+        engine, state = self.engine, self.engine.state
+        if mic is None or any(engine.in_state(phase) for phase in _ANY_ROOM):
+            roster: Sequence[str] = state.players
+        else:
+            roster = state.rooms[mic].members
+        numbers = max(len(room.members) for room in state.rooms.values()) if mic is None else len(roster)
+        listed = engine.hostages_due() if engine.in_state("hostages") else None
+        if (numbers, listed) not in self._narrowed:
+            self._narrowed[numbers, listed] = self.grammar.narrowed(numbers=numbers, max_listed=listed)
+        grammar = self._narrowed[numbers, listed]
+        wanted = (grammar, tuple(roster), tuple(engine.allowed_intents()))
         if wanted != self._expecting:
-            self.recognizer.expect(self.engine.grammar, list(wanted[0]), list(wanted[1]))
+            self.recognizer.expect(grammar, list(roster), list(wanted[2]))
             self._expecting = wanted
 
     def _moderator_speaking(self, mic: str | None, t: float) -> bool:

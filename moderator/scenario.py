@@ -8,6 +8,7 @@ from typing import Any
 
 from moderator import yamlio
 from moderator.errors import ScenarioError
+from moderator.game.engine import READ_BACK
 from moderator.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from moderator.game.state import ROOMS
 from moderator.settings import GameOptions
@@ -15,6 +16,7 @@ from moderator.settings import GameOptions
 _OPTION_TYPES: dict[str, type] = {
     "rounds": int, "hostage_table": str, "bury": bool, "round_seconds": int,
     "durations": list, "no_timer": bool, "force": bool, "mics": str,
+    "read_back": str, "wake_word": str,
 }
 
 
@@ -106,6 +108,10 @@ def _options(raw: Any, fail: Any) -> GameOptions:
     mics = raw.get("mics", "per-room")
     if mics not in ("per-room", "shared"):
         raise fail(f"option 'mics' must be per-room or shared, got {mics!r}")
+    if raw.get("read_back", "spoken") not in READ_BACK:
+        raise fail(f"option 'read_back' must be one of {', '.join(READ_BACK)}, got {raw['read_back']!r}")
+    if "wake_word" in raw and not raw["wake_word"].strip():
+        raise fail("option 'wake_word' must be a word, e.g. moderator")
     fields = {k: v for k, v in raw.items() if k != "mics"}
     if "durations" in fields:
         fields["durations"] = tuple(fields["durations"])

@@ -48,6 +48,13 @@ class GameOptions:
     shared_mic: bool = False
     """One shared input: the room follows from the names said."""
 
+    read_back: str = "spoken"
+    """When a hostage choice is read back and waits for "yes" before it locks: ``spoken`` (commands
+    heard by a microphone), ``always`` (typed ones too), or ``never``."""
+
+    wake_word: str | None = None
+    """With a wake word, spoken commands count only when they start with it ("moderator, pause")."""
+
 
 @dataclass(frozen=True)
 class VoiceSettings:

@@ -50,7 +50,8 @@ def run_scenario(
         a, b = split_rooms(scenario.players, random.Random(scenario.seed))
         rooms = {"A": a, "B": b}
     plan = plan_for(len(scenario.players), scenario.options)
-    engine = Engine.new(plan, rooms, clock=clock, grammar=grammar, catalog=catalog, schedule=schedule)
+    engine = Engine.new(plan, rooms, clock=clock, grammar=grammar, catalog=catalog, schedule=schedule,
+                        read_back=scenario.options.read_back)
     for listener in listeners:
         engine.subscribe(listener)
     if setup is not None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from moderator.errors import GrammarError
 from moderator.speech.grammar import (
+    ANSWERS,
     INTENT_SLOTS,
     Grammar,
     NoParse,
@@ -313,3 +314,26 @@ def test_a_small_grammar_from_data() -> None:
     assert small.intents == ("ready",)
     assert small.parse("Room A is ready.", []) == Parsed("ready", {"room": "A"}, "Room A is ready.")
     assert small.parse("what", []) == NoParse("what", "I did not understand 'what'")
+
+
+def test_addressed_commands_need_the_wake_word_and_answers_do_not() -> None:
+    grammar = load_grammar("en").addressed("Moderator")
+    parsed = grammar.parse("Moderator, hostages Bob and Carol", ROSTER)
+    assert isinstance(parsed, Parsed) and parsed.intent == "hostages" and parsed.slots == {"players": ["Bob", "Carol"]}
+    assert isinstance(grammar.parse("hostages Bob and Carol", ROSTER), NoParse)
+    assert grammar.parse("yes", ROSTER).intent == "confirm"  # type: ignore[union-attr]
+    for text, expected in grammar.expand(ROSTER, limit_per_template=2):
+        assert grammar.parse(text, ROSTER) == expected
+        assert text.startswith("moderator ") or expected.intent in ANSWERS
+    with pytest.raises(GrammarError, match="wake word"):
+        grammar.addressed(" ,")
+
+
+def test_a_narrowed_grammar_has_fewer_votes_and_shorter_lists_but_the_same_parses() -> None:
+    full = load_grammar("en")
+    narrow = full.narrowed(numbers=4, max_listed=2)
+    assert {p.slots["votes"] for _, p in narrow.expand(ROSTER, ["usurp"])} == {1, 2, 3, 4}
+    assert max(len(p.slots["players"]) for _, p in narrow.expand(ROSTER, ["hostages"])) == 2
+    assert isinstance(narrow.parse("hostages Bob, Carol and Dave", ROSTER), NoParse)
+    for text, expected in narrow.expand(ROSTER, limit_per_template=3):
+        assert full.parse(text, ROSTER) == expected, "a narrowed grammar only leaves sentences out"

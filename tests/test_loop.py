@@ -11,8 +11,8 @@ import pytest
 from tests_support import eight_player_engine
 
 from moderator.audio.clip import Clip
-from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
-from moderator.loop import Listener
+from moderator.audio.endpoint import RATE, Endpointer, Utterance, webrtc_classifier
+from moderator.loop import PARDON_AGAIN_AFTER, UNSURE, Listener
 from moderator.ports import Transcript
 
 
@@ -89,3 +89,73 @@ def test_unparseable_transcripts_are_rejected_and_change_nothing(tmp_path: Path)
     listener = Listener(engine, rec, mics=(None,), new_endpointer=lambda: Endpointer(webrtc_classifier()))
     stream(listener, None, np.concatenate([spoken(tmp_path, "start the game"), np.zeros(16000, np.float32)]), 16000)
     assert events[-2]["type"] == "rejected" and engine.in_state("briefing")
+
+
+class Recording(ScriptedRecognizer):
+    """Also records the grammar and roster it was told to expect."""
+
+    def expect(self, grammar, roster, intents=None) -> None:  # type: ignore[no-untyped-def]
+        super().expect(grammar, roster, intents)
+        self.grammar, self.roster = grammar, list(roster)
+
+
+def at_round_end(listener_args: dict | None = None) -> tuple[Listener, Recording, list[dict]]:
+    engine = eight_player_engine()
+    events: list[dict] = []
+    engine.subscribe(events.append)
+    engine.begin()
+    for line, room in (("start the game", "A"), ("I appoint Alice as leader", "A")):
+        engine.handle_text(line, room)
+    rec = Recording([])
+    listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()), **(listener_args or {}))
+    return listener, rec, events
+
+
+def utterance(t: float = 1.0) -> Utterance:
+    return Utterance(np.zeros(RATE, np.float32), t - 1.0, t)
+
+
+def test_a_doubtful_utterance_gets_sorry_once_and_chatter_gets_nothing() -> None:
+    listener, _, events = at_round_end()
+    pardons = lambda: [e for e in events if e.get("key") == "pardon"]  # noqa: E731
+    assert not listener.understood("A", Transcript("", UNSURE - 0.1), 1.0)
+    assert pardons() == [], "a low score is chatter: ignored"
+    listener.understood("A", Transcript("", UNSURE), 2.0)
+    listener.understood("A", Transcript("", 0.49), 3.0)
+    listener.understood("A", Transcript("start the the", 0.9), 4.0)
+    assert len(pardons()) == 1 and pardons()[0]["room"] == "A", "'sorry, say that again' at most once"
+    listener.understood("B", Transcript("", 0.49), 4.0)
+    assert len(pardons()) == 2, "each room is asked on its own"
+    assert listener.understood("A", Transcript("how much time is left", 0.9), 5.0)
+    listener.understood("A", Transcript("", 0.49), 6.0)
+    assert len(pardons()) == 3, "after a command gets through, the next doubt is asked about again"
+    listener.understood("A", Transcript("", 0.49), 6.0 + PARDON_AGAIN_AFTER)
+    assert len(pardons()) == 4, "and again after a while"
+
+
+def test_with_a_wake_word_only_addressed_commands_count() -> None:
+    listener, rec, events = at_round_end({"wake_word": "moderator"})
+    assert not listener.understood("A", Transcript("how much time is left", 0.9), 1.0)
+    assert events[-1]["type"] == "rejected" and "wake word" in events[-1]["reason"]
+    assert not [e for e in events if e.get("key") == "pardon"], "talk not addressed to the moderator is ignored"
+    assert listener.understood("A", Transcript("moderator how much time is left", 0.9), 2.0)
+    command = [e for e in events if e["type"] == "command"][-1]
+    assert command["intent"] == "time" and command["text"] == "how much time is left"
+    rec.texts = ["moderator pause"]
+    assert listener.hear("A", utterance(3.0))
+    assert "moderator pause" in dict(rec.grammar.expand(["Alice"], ["pause"]))
+
+
+def test_the_recognizer_listens_for_the_room_s_names_and_the_round_s_hostage_count() -> None:
+    listener, rec, _ = at_round_end()
+    rec.texts = ["three votes for carol"]
+    listener.hear("A", utterance())
+    assert rec.roster == ["Alice", "Bob", "Carol", "Dave"]
+    votes = {p.slots["votes"] for _, p in rec.grammar.expand(rec.roster, ["usurp"])}
+    assert votes == {1, 2, 3, 4}, "no more votes than the room has players"
+    listener.engine.clock.set(180.0)  # type: ignore[attr-defined]
+    listener.engine.tick()
+    rec.texts = ["hostage bob"]
+    listener.hear("B", utterance(2.0))
+    assert rec.roster == ["Erin", "Frank", "Grace", "Heidi"]
+    assert {len(p.slots["players"]) for _, p in rec.grammar.expand(rec.roster, ["hostages"])} == {1}

@@ -13,6 +13,7 @@ import pytest
 
 from moderator.cli import main
 from moderator.env import Environment
+from moderator.scenario import load_scenario
 
 SCENARIO = Path(__file__).parent / "scenarios" / "voice" / "opening.yaml"
 CHATTER = {"did anyone see where I left my drink", "I think Bob is lying about his card"}
@@ -48,11 +49,42 @@ def test_voice_run_matches_the_typed_run_and_chatter_does_nothing(tmp_path: Path
     assert not [e for e in typed if e["type"] == "command" and e["text"] in CHATTER]
 
 
-def test_a_whole_eight_player_game_by_voice_reaches_the_same_result(tmp_path: Path) -> None:
-    """scenarios/eight_players.yaml, every line said by flite's rms voice (slt is not there yet: 14/21)."""
+#: Announcements whose words depend on the exact second they were asked (a voice command lands a
+#: couple of seconds after the typed one).
+_TIMELY = {"time.left", "time.paused", "paused", "resumed"}
+
+
+def comparable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every event of the game, without times, transcripts, and the answers to chatter.
+
+    A typed chatter line is refused with the parser's reason (``refuse.parse``); spoken, the recognizer
+    rejects it and the game hears nothing. Both leave the game unchanged, so those events are left out.
+    """
+    out = []
+    for event in events:
+        if event["type"] == "heard" or event.get("key") == "refuse.parse":
+            continue
+        event = {k: v for k, v in event.items() if k not in ("t", "scheduled")}
+        if event["type"] in ("command", "rejected") or event.get("key") in _TIMELY:
+            event.pop("text")
+        out.append(event)
+    return out
+
+
+#: The games and the voices that play them all the way through. flite's slt is not there yet: one
+#: chatter line comes out as a command and "pause" scores under the threshold (see docs/benchmarks).
+WHOLE_GAMES = {
+    "eight_players": ["flite:rms"],
+    "thirteen_players": ["flite:rms"],
+}
+
+
+@pytest.mark.parametrize(("name", "voice"), [(n, v) for n, voices in WHOLE_GAMES.items() for v in voices])
+def test_a_whole_game_by_voice_is_the_typed_game_event_for_event(tmp_path: Path, name: str, voice: str) -> None:
+    """tests/scenarios/voice/*.yaml: every line said by a flite voice, recognized by pocketsphinx."""
     if shutil.which("flite") is None:
         pytest.skip("flite is not installed (apt-get install flite); it is the players' voice")
-    whole = Path(__file__).parents[1] / "scenarios" / "eight_players.yaml"
+    whole = SCENARIO.parent / f"{name}.yaml"
 
     def run(*extra: str) -> list[dict[str, Any]]:
         out = tmp_path / f"whole{len(extra)}.jsonl"
@@ -61,13 +93,32 @@ def test_a_whole_eight_player_game_by_voice_reaches_the_same_result(tmp_path: Pa
         return [json.loads(line) for line in out.read_text().splitlines()]
 
     typed = run()
-    spoken = run("--input", "voice", "--voice", "flite:rms", "--engine", "pocketsphinx")
+    spoken = run("--input", "voice", "--voice", voice, "--engine", "pocketsphinx")
+    assert comparable(spoken) == comparable(typed)
+    assert [e for e in typed if e["type"] == "result"], "the script plays to the end"
+    # Chatter is turned away by the recognizer itself: no transcript, no "sorry", no refusal.
+    assert not [e for e in spoken if e.get("key") in ("pardon", "refuse.parse")]
+    assert len([e for e in spoken if e["type"] == "heard"]) == len(load_scenario(whole).steps)
 
-    def accepted(events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-        return [(e["intent"], json.dumps(e["slots"], sort_keys=True), e["room"]) for e in events
-                if e["type"] == "command"]
 
-    assert accepted(spoken) == accepted(typed)
-    for kind in ("leader", "hostages", "exchange", "game_over", "result"):
-        assert [{k: v for k, v in e.items() if k != "t"} for e in spoken if e["type"] == kind] == [
-            {k: v for k, v in e.items() if k != "t"} for e in typed if e["type"] == kind], kind
+def test_with_the_wake_word_only_commands_said_after_it_are_taken(tmp_path: Path) -> None:
+    if shutil.which("flite") is None:
+        pytest.skip("flite is not installed (apt-get install flite); it is the players' voice")
+    scenario = tmp_path / "wake.yaml"
+    scenario.write_text(
+        "players: [Alice, Bob, Carol, Dave, Erin, Frank, Grace, Heidi]\n"
+        "rooms: {A: [Alice, Bob, Carol, Dave], B: [Erin, Frank, Grace, Heidi]}\n"
+        "options: {wake_word: moderator}\n"
+        "steps:\n"
+        "  - {at: setup, room: A, say: 'moderator, start the game'}\n"
+        "  - {at: 5, room: A, say: 'I appoint Bob as leader'}\n"           # not addressed: ignored
+        "  - {at: 10, room: A, say: 'moderator, I appoint Alice as leader'}\n"
+        "  - {at: 15, room: B, say: 'did anyone see where I left my drink'}\n")
+    out = tmp_path / "events.jsonl"
+    env = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
+    assert main(["simulate", str(scenario), "--events", str(out), "--quiet", "--input", "voice",
+                 "--voice", "flite:rms", "--engine", "pocketsphinx"], env=env) == 0
+    events = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(e["intent"], e["slots"]) for e in events if e["type"] == "command"] == [
+        ("start", {}), ("appoint", {"player": "Alice"})]
+    assert [e["player"] for e in events if e["type"] == "leader"] == ["Alice"]

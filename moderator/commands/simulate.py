@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise ScenarioError("--noise and --snr go together, e.g. --noise babble --snr 12")
     scenario = load_scenario(args.scenario)
     if args.seed is not None:
-        scenario = type(scenario)(**{**scenario.__dict__, "seed": args.seed})
+        scenario = replace(scenario, seed=args.seed)
+    if args.wake_word is not None or args.read_back is not None:
+        options = scenario.options
+        scenario = replace(scenario, options=replace(
+            options, wake_word=args.wake_word or options.wake_word, read_back=args.read_back or options.read_back))
     return simulate(scenario, args, env)
 
 
@@ -131,7 +136,8 @@ def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace
 
     listener = Listener(engine, make_recognizer(args.engine, args.vosk_model),
                         mics=(None,) if shared else ("A", "B"),
-                        new_endpointer=lambda: Endpointer(webrtc_classifier()), speaking_until=speaking_until)
+                        new_endpointer=lambda: Endpointer(webrtc_classifier()), speaking_until=speaking_until,
+                        wake_word=scenario.options.wake_word)
     noise = None
     if args.noise == "babble":
         noise = make_babble(30.0, speak, seed=scenario.seed)

@@ -190,7 +190,7 @@ def ready(eng: Engine, slots: Slots, room: str | None) -> Apply:
 
 
 def hostages(eng: Engine, slots: Slots, room: str | None) -> Apply:
-    """A leader names the round's hostages; the choice locks at once."""
+    """A leader names the round's hostages; the choice locks at once, or after a "yes" when read back."""
     players: list[str] = list(slots["players"])
     state = _room(eng, room)
     assert room is not None
@@ -208,6 +208,8 @@ def hostages(eng: Engine, slots: Slots, room: str | None) -> Apply:
     due = eng.hostages_due()
     if len(players) != due:
         raise Refusal("refuse.hostage_count", room=room, due=eng.count("hostage", due), named=len(players))
+    if eng.reading_back:
+        return lambda: eng.read_back_hostages(room, players)
     return lambda: eng.lock_hostages(room, players)
 
 

@@ -40,12 +40,15 @@ _ACTIONS: dict[str, Callable[..., actions.Apply]] = {
     "repeat": partial(actions.query, intent="repeat"),
     "help": partial(actions.query, intent="help"),
     "undo": lambda eng, slots, room: eng.check_undo(),
-    "confirm": lambda eng, slots, room: eng.confirm(slots),
+    "confirm": lambda eng, slots, room: eng.confirm(slots, room),
     "predict": actions.predict,
     "reveal": actions.reveal,
 }
 #: Commands that "undo" can take back (until something locks).
 _UNDOABLE = {"appoint", "name_answer", "offer", "accept", "refuse", "usurp", "ready"}
+#: When a hostage choice is read back for a "yes" before it locks: for spoken commands only (a
+#: recognizer can mishear a name; a typed line is what the host meant), always, or never.
+READ_BACK = ("spoken", "always", "never")
 
 
 class _Flow:
@@ -67,8 +70,14 @@ class Engine(RoundClock):
         chart: Statechart | None = None,
         schedule: Schedule | None = None,
         announcer: Announcer | None = None,
+        read_back: str = "spoken",
     ) -> None:
+        if read_back not in READ_BACK:
+            raise ValueError(f"read_back must be one of {', '.join(READ_BACK)}, not {read_back!r}")
         self.state = state
+        self.read_back = read_back
+        #: True while the command being applied should be read back before it locks.
+        self.reading_back = False
         self.clock = clock
         self.grammar = grammar
         self.catalog = catalog
@@ -176,17 +185,18 @@ class Engine(RoundClock):
                      room_a=self.names(self.state.rooms["A"].members),
                      room_b=self.names(self.state.rooms["B"].members))
 
-    def handle_text(self, text: str, room: str | None = None) -> bool:
-        """Parse a typed line or transcript and apply it. Returns True when accepted."""
+    def handle_text(self, text: str, room: str | None = None, *, spoken: bool = False) -> bool:
+        """Parse a typed line or transcript (``spoken``) and apply it. Returns True when accepted."""
         parsed = self.grammar.parse(text, self.state.players)
         if isinstance(parsed, NoParse):
             self._reject(room, text, "refuse.parse", {"reason": parsed.reason}, intent=None)
             return False
-        return self.handle(parsed, room)
+        return self.handle(parsed, room, spoken=spoken)
 
-    def handle(self, parsed: Parsed, room: str | None = None) -> bool:
+    def handle(self, parsed: Parsed, room: str | None = None, *, spoken: bool = False) -> bool:
         """Apply a parsed command heard in ``room`` (None: a shared input). True when accepted."""
         saved = self.state.copy()
+        self.reading_back = self.read_back == "always" or (self.read_back == "spoken" and spoken)
         try:
             where = actions.room_of_command(self, parsed.intent, parsed.slots, room)
             trigger = self.chart.intents[parsed.intent].format(room=where or "A")
@@ -197,11 +207,12 @@ class Engine(RoundClock):
             self.state = saved
             self._reject(room, parsed.text, refusal.key, refusal.slots, intent=parsed.intent)
             return False
-        if parsed.intent in _UNDOABLE:
+        undoable = parsed.intent in _UNDOABLE or (parsed.intent == "hostages" and self.reading_back)
+        if undoable:
             self._undo.append(saved)
         self.emit("command", room=where or "both", intent=parsed.intent, slots=parsed.slots, text=parsed.text)
         apply()
-        if parsed.intent not in _UNDOABLE and parsed.intent not in ("time", "repeat", "help", "undo"):
+        if not undoable and parsed.intent not in ("time", "repeat", "help", "undo"):
             self._undo.clear()
         return True
 
@@ -222,7 +233,8 @@ class Engine(RoundClock):
     def allowed_intents(self) -> list[str]:
         """The intents that fit the current phase (what a recognizer should listen for now)."""
         asked = self.state.asked_room or any(r.asked_leader for r in self.state.rooms.values())
-        hidden = {"confirm"} | (set() if asked else {"name_answer", "room_answer"})
+        hidden = (set() if asked else {"name_answer", "room_answer"}) | (
+            set() if any(r.pending for r in self.state.rooms.values()) else {"confirm"})
         return [
             intent for intent, trigger in self.chart.intents.items()
             if intent not in hidden
@@ -295,9 +307,18 @@ class Engine(RoundClock):
             else:
                 self.say(name, "hostages.due", room=name, leader=room.leader, hostages=due)
 
+    def read_back_hostages(self, room: str, players: list[str]) -> None:
+        """Say a heard hostage choice back; it locks on "yes" (``confirm``)."""
+        self.state.rooms[room].pending = players
+        self.state.awaiting = room
+        self.say(room, "hostages.read_back", room=room, players=self.names(players))
+
     def lock_hostages(self, room: str, players: list[str]) -> None:
         """Lock a room's hostage choice; when both are locked, send the leaders to parley."""
         self.state.rooms[room].hostages = players
+        self.state.rooms[room].pending = None
+        if self.state.awaiting == room:
+            self.state.awaiting = None
         self.fire(f"hostages_{room}")
         self.emit("hostages", room=room, players=players)
         self.say(room, "hostages.locked", players=self.names(players))
@@ -370,9 +391,20 @@ class Engine(RoundClock):
                 self.emit("leader", room=room, player=self.state.rooms[room].leader, how="undone")
         self.say("both", "undone")
 
-    def confirm(self, slots: dict[str, Any]) -> actions.Apply:
-        """ "yes"/"no": answers a read-back; typed commands are never read back."""
-        raise Refusal("refuse.nothing_to_confirm")
+    def confirm(self, slots: dict[str, Any], room: str | None) -> actions.Apply:
+        """ "yes"/"no": answers the read-back of ``room``'s hostages (a shared mic: the last one read back)."""
+        room = room or self.state.awaiting
+        players = self.state.rooms[room].pending if room is not None else None
+        if room is None or players is None:
+            raise Refusal("refuse.nothing_to_confirm")
+        if slots["answer"] == "yes":
+            return lambda: self.lock_hostages(room, players)
+
+        def choose_again() -> None:
+            self.state.rooms[room].pending = None
+            self.state.awaiting = None
+            self.say(room, "hostages.again", room=room, hostages=self.count("hostage", self.hostages_due()))
+        return choose_again
 
     def snapshot(self) -> dict[str, Any]:
         """The state to journal."""

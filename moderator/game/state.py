@@ -32,6 +32,8 @@ class RoomState:
     no_giveback: list[str] | None = None
     #: The moderator asked "Who is the new leader of this room?".
     asked_leader: bool = False
+    #: Hostages heard by voice and read back, waiting for "yes" (they lock) or "no".
+    pending: list[str] | None = None
 
 
 @dataclass
@@ -52,6 +54,8 @@ class GameState:
     fired: list[float] = field(default_factory=list)
     #: Shared mic: "I appoint you as leader" waits for "room A".
     asked_room: bool = False
+    #: The room whose hostages were read back last: a "yes" on a shared mic answers it.
+    awaiting: str | None = None
     prediction: str | None = None
     president: str | None = None
     bomber: str | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from moderator.speech.grammar import MAX_LISTED, Grammar
+from moderator.speech.grammar import Grammar
 from moderator.speech.template import Alt, Node, Opt, Seq, Slot, Word, normalize
 
 
@@ -79,12 +79,12 @@ def _expr(node: Node, void: frozenset[str] = frozenset()) -> str | None:
     return "(" + " | ".join(options) + ")" if options else None
 
 
-def _players_rule(joiners: Sequence[str]) -> str:
-    # JSGF has no bounded repeat, so the 1 to MAX_LISTED names nest as optionals.
+def _players_rule(joiners: Sequence[str], max_listed: int) -> str:
+    # JSGF has no bounded repeat, so the 1 to max_listed names nest as optionals.
     joined = " | ".join(" ".join(_spoken(j) or []) for j in joiners if _spoken(j))
     link = f"[{joined}] <player>" if joined else "<player>"
     tail = ""
-    for _ in range(MAX_LISTED - 1):
+    for _ in range(max_listed - 1):
         tail = f"[{link}{(' ' + tail) if tail else ''}]"
     return f"<player> {tail}".strip()
 
@@ -117,7 +117,7 @@ def to_jsgf(grammar: Grammar, roster: Sequence[str], intents: Iterable[str] | No
         if slot_type in void or (slot_type == "players" and "player" in void):
             continue
         if slot_type == "players":
-            body = _players_rule(grammar.joiners)
+            body = _players_rule(grammar.joiners, grammar.max_listed)
         else:
             body = " | ".join(" ".join(words) for words in _phrases(grammar, roster, slot_type))
         lines.append(f"{_rule_name(slot_type)} = {body};")

@@ -16,8 +16,10 @@ from moderator.resources import GRAMMARS, ROOT
 from moderator.speech.template import (
     Alt,
     Phrases,
+    Seq,
     Slot,
     TemplateError,
+    Word,
     check_slots,
     list_spellings,
     normalize,
@@ -30,6 +32,8 @@ from moderator.speech.template import (
 
 ROSTER_TYPES = frozenset({"player", "players"})
 MAX_LISTED = 5
+#: Replies to a question the moderator asked; a wake word is not needed for them.
+ANSWERS = ("name_answer", "room_answer", "confirm")
 """The most names a ``players`` slot takes: the largest hostage count."""
 
 # The engine reads these slot names, so the YAML may not rename them:
@@ -102,6 +106,7 @@ class Grammar:
         lists: slot type -> value -> spoken phrases (number, team, room, role, answer).
         joiners: the words that may join the names of a ``players`` list.
         source: the file name used in error messages.
+        max_listed: the most names a ``players`` list may hold.
     """
 
     def __init__(
@@ -110,8 +115,10 @@ class Grammar:
         lists: Mapping[str, Mapping[Hashable, tuple[str, ...]]],
         joiners: Sequence[str],
         source: str = "<grammar>",
+        max_listed: int = MAX_LISTED,
     ) -> None:
         self.source = source
+        self.max_listed = max_listed
         self.intents: tuple[str, ...] = tuple(dict.fromkeys(t.intent for t in templates))
         self.lists = {name: dict(values) for name, values in lists.items()}
         self.joiners = tuple(joiners)
@@ -180,6 +187,32 @@ class Grammar:
                 templates.append(_Template(intent, text, tree, bare))
         return cls(templates, lists, joiners, source)
 
+    def addressed(self, wake_word: str, answers: Iterable[str] = ANSWERS) -> Grammar:
+        """The same commands, each said after ``wake_word`` ("moderator, pause").
+
+        The ``answers`` intents (replies to a question the moderator just asked, such as "yes") stay as
+        they are: they are only listened for while a question is open.
+        """
+        prefix = tuple(Word(word.lower()) for word in normalize(wake_word))
+        if not prefix:
+            raise GrammarError("the wake word must be a word, e.g. 'moderator'")
+        keep = frozenset(answers)
+        templates = [
+            t if t.intent in keep
+            else _Template(t.intent, f"{wake_word} {t.text}", Alt((Seq((*prefix, t.tree)),)), bare=False)
+            for t in self._ordered
+        ]
+        return Grammar(templates, self.lists, self.joiners, f"{self.source} after '{wake_word}'", self.max_listed)
+
+    def narrowed(self, *, numbers: int | None = None, max_listed: int | None = None) -> Grammar:
+        """The same commands with fewer choices, for a recognizer to listen for: only the numbers
+        up to ``numbers`` (no more votes than players), lists of at most ``max_listed`` names."""
+        lists = self.lists
+        if numbers is not None and "number" in lists:
+            kept = {v: p for v, p in lists["number"].items() if not isinstance(v, int) or v <= numbers}
+            lists = {**lists, "number": kept}
+        return Grammar(self._ordered, lists, self.joiners, self.source, max_listed or self.max_listed)
+
     # -- queries ------------------------------------------------------------------
 
     def templates(self, intent: str) -> tuple[str, ...]:
@@ -230,7 +263,7 @@ class Grammar:
 
     def _samples(self, roster: Sequence[str]) -> dict[str, list[tuple[str, Any]]]:
         names = list(dict.fromkeys(roster))
-        listed: list[tuple[str, Any]] = list(list_spellings(names, self.joiners[0], MAX_LISTED))
+        listed: list[tuple[str, Any]] = list(list_spellings(names, self.joiners[0], self.max_listed))
         samples = {"player": [(name, name) for name in names], "players": listed}
         for name, values in self.lists.items():
             samples[name] = [(phrase, value) for value, phrases in values.items() for phrase in phrases]
@@ -328,7 +361,7 @@ class Grammar:
                     return names.pattern
                 if slot.type == "players":
                     joiner = "(?: (?:" + "|".join(map(re.escape, self.joiners)) + "))?"
-                    return f"{names.pattern}(?:{joiner} {names.pattern}){{0,{MAX_LISTED - 1}}}"
+                    return f"{names.pattern}(?:{joiner} {names.pattern}){{0,{self.max_listed - 1}}}"
                 return self._list_pattern(slot)
 
             patterns = [(t, *to_regex(t.tree, slot_pattern)) for t in self._templates]
