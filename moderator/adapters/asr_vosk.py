@@ -70,6 +70,7 @@ class VoskRecognizer:
         self.phrases: list[str] = []
         """The phrase list of the last ``expect``, as passed to vosk."""
         self._recognizer: Any = None
+        self._recognizers: dict[tuple[object, ...], tuple[list[str], Any]] = {}
 
     # -- vocabulary -----------------------------------------------------------------
 
@@ -93,13 +94,17 @@ class VoskRecognizer:
     # -- the port ---------------------------------------------------------------------
 
     def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
-        """Build the phrase list for these intents and roster, and a recognizer for it."""
-        self.phrases = phrase_list(grammar, roster, intents, self.knows)
-        if self.knows(UNK):
-            self.phrases.append(UNK)
-        recognizer = self._vosk.KaldiRecognizer(self._model, RATE, json.dumps(self.phrases, ensure_ascii=False))
-        recognizer.SetWords(True)
-        self._recognizer = recognizer
+        """Build the phrase list for these intents and roster, and a recognizer for it (once for each:
+        the listening loop switches back and forth between rooms and phases)."""
+        key = (id(grammar), tuple(roster), None if intents is None else tuple(intents))
+        if key not in self._recognizers:
+            phrases = phrase_list(grammar, roster, intents, self.knows)
+            if self.knows(UNK):
+                phrases.append(UNK)
+            recognizer = self._vosk.KaldiRecognizer(self._model, RATE, json.dumps(phrases, ensure_ascii=False))
+            recognizer.SetWords(True)
+            self._recognizers[key] = (phrases, recognizer)
+        self.phrases, self._recognizer = self._recognizers[key]
 
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
         """Recognize one utterance of mono float32 samples at ``rate`` Hz."""
