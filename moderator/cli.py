@@ -11,7 +11,7 @@ from moderator.env import Environment
 from moderator.errors import ModeratorError
 
 #: Subcommand modules under ``moderator.commands``, in the order ``--help`` lists them.
-COMMANDS = ("plan", "play", "simulate", "demo", "say", "devices", "recognize", "models", "diagram")
+COMMANDS = ("plan", "play", "simulate", "demo", "say", "devices", "listen", "recognize", "models", "diagram")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,8 +10,8 @@ from moderator.game.engine import READ_BACK
 from moderator.ports import Recognizer
 
 
-def add_recognizer_options(p: argparse.ArgumentParser) -> None:
-    """``--engine``, ``--vosk-model``, ``--wake-word`` and ``--read-back``."""
+def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True) -> None:
+    """``--engine``, ``--vosk-model``, ``--wake-word``, and ``--read-back`` where a game is played."""
     p.add_argument("--engine", choices=("auto", "pocketsphinx", "vosk"), default="auto",
                    help="speech recognizer: auto (vosk if a vosk model is installed, else the built-in "
                    "pocketsphinx), pocketsphinx or vosk")
@@ -20,6 +20,8 @@ def add_recognizer_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
                    "moderator); answers such as 'yes' need none. For noisy rooms")
+    if not read_back:
+        return
     p.add_argument("--read-back", choices=READ_BACK,
                    help="read a hostage choice back and wait for 'yes' before it locks: spoken (commands heard "
                    "by a microphone; the default), always (typed ones too) or never")

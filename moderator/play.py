@@ -1,4 +1,4 @@
-"""A live game at the keyboard: typed lines and clock ticks in, saved after every change."""
+"""A live game: typed lines, microphone audio and clock ticks in, on one thread; saved after every change."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ import re
 import sys
 import traceback
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from moderator.errors import ModeratorError
 from moderator.game.engine import Engine
 from moderator.journal import Journal, Saved
+
+if TYPE_CHECKING:
+    from moderator.loop import Listener
+    from moderator.ports import AudioIn, MicChunk
 
 _PREFIX = re.compile(r"^\s*(?:room\s+)?([ab])\s*[:>]\s*(.*)$", re.IGNORECASE)
 
@@ -49,7 +54,11 @@ class EventLog:
 
 
 class PlaySession:
-    """Feeds lines and ticks to the engine and journals the game after every change."""
+    """Feeds lines, microphone audio and ticks to the engine and journals the game after every change.
+
+    The engine is not thread-safe: microphones only queue audio on their own threads, and ``tick``
+    hands it to the listening loop here, on the thread that also handles typed lines.
+    """
 
     def __init__(
         self,
@@ -74,6 +83,9 @@ class PlaySession:
         self.on_tick: list[Callable[[], None]] = []
         #: What the host must be shown besides the rooms (a failed speaker, ...).
         self.alerts: Callable[[], list[str]] = list
+        #: The microphones and the listening loop their audio goes to (None: keyboard only).
+        self.mics: AudioIn | None = None
+        self.listener: Listener | None = None
 
     @property
     def finished(self) -> bool:
@@ -92,8 +104,24 @@ class PlaySession:
     def tick(self) -> None:
         """Fire due timers (and those due within LEAD seconds)."""
         self._guard(lambda: self.engine.tick(self.LEAD))
+        self.hear()
         for hook in self.on_tick:
             hook()
+
+    def hear(self) -> None:
+        """Hand what the microphones heard since the last call to the listening loop."""
+        if self.mics is None or self.listener is None:
+            return
+        for chunk in self.mics.read():
+            try:
+                self._guard(partial(self._feed, chunk))
+            except ModeratorError as exc:  # e.g. the recognizer failed: the keyboard still works
+                where = "the shared microphone" if chunk.mic is None else f"room {chunk.mic}'s microphone"
+                print(f"moderator: what {where} heard was lost: {exc}", file=self._err)
+
+    def _feed(self, chunk: MicChunk) -> None:
+        if self.listener is not None:
+            self.listener.feed(chunk.mic, chunk.samples, chunk.rate, chunk.t)
 
     def wait_time(self, longest: float) -> float:
         """How long the loop may wait before the next timer is due (at most ``longest``)."""
@@ -121,6 +149,8 @@ class PlaySession:
             traceback.print_exc(file=self._err)
             self.engine = self._rebuild(self.journal.load())
             self._saved_version = self.engine.version
+            if self.listener is not None:
+                self.listener.engine = self.engine
             return
         self.save()
 

@@ -62,6 +62,48 @@ class AudioOut(Protocol):
         ...
 
 
+@dataclass(frozen=True, eq=False)
+class MicChunk:
+    """A piece of what one microphone heard."""
+
+    mic: str | None
+    """The room (``A``/``B``) whose microphone heard it; None for one microphone shared by both rooms."""
+
+    samples: np.ndarray
+    """Mono float32 samples in [-1, 1]."""
+
+    rate: int
+    """Samples per second."""
+
+    t: float
+    """Clock time of the first sample. A microphone's chunks follow each other without gaps or overlaps
+    (``t`` of the next is ``t + len(samples) / rate``) unless the stream restarted."""
+
+
+class AudioIn(Protocol):
+    """Microphones, one per room or one shared. Adapters: sounddevice; tests use a fake.
+
+    Audio arrives on the adapter's own thread and is only queued there; ``read`` hands it over on the
+    caller's thread, so the game engine is only ever touched from one thread.
+    """
+
+    mics: tuple[str | None, ...]
+    """The rooms with a microphone (``("A", "B")``, ``("A",)``, ...), or ``(None,)`` for one shared."""
+
+    def read(self, timeout: float = 0.0) -> list[MicChunk]:
+        """The chunks heard since the last call, oldest first; waits up to ``timeout`` s for a first one."""
+        ...
+
+    @property
+    def failed_mics(self) -> set[str | None]:
+        """The microphones that have failed and not come back."""
+        ...
+
+    def close(self) -> None:
+        """Stop listening and release the devices; ``read`` returns nothing after this."""
+        ...
+
+
 @dataclass(frozen=True)
 class Transcript:
     """What a recognizer heard in one utterance."""

@@ -5,8 +5,11 @@ from __future__ import annotations
 import hashlib
 import threading
 
+import numpy as np
+
 from moderator.audio.clip import Clip
 from moderator.errors import SynthesisError
+from moderator.ports import MicChunk
 from moderator.settings import VoiceSettings
 
 
@@ -66,4 +69,55 @@ class RecordingOut:
 
     def close(self) -> None:
         """Mark closed."""
+        self.closed = True
+
+
+class FakeAudioIn:
+    """An AudioIn whose microphones hear what the test ``push``es; ``fail`` marks one failed.
+
+    It honours the AudioIn contract (chunks in order, gapless stamps per microphone, nothing after
+    ``close``), so the contract suite in ``tests/test_sound_in.py`` runs against it too.
+    """
+
+    def __init__(self, mics: tuple[str | None, ...] = ("A", "B")) -> None:
+        self.mics = mics
+        self.failed: set[str | None] = set()
+        self.closed = False
+        self._chunks: list[MicChunk] = []
+        self._next: dict[str | None, float] = {}
+
+    def push(self, mic: str | None, samples: np.ndarray, rate: int = 16000, t: float | None = None,
+             chunk: float = 0.1) -> None:
+        """Let ``mic`` hear ``samples`` from clock time ``t`` (default: right after what it heard last)."""
+        if mic not in self.mics:
+            raise ValueError(f"no microphone {mic!r}; this fake has {self.mics}")
+        start = self._next.get(mic, 0.0) if t is None else t
+        step = max(1, round(chunk * rate))
+        for i in range(0, len(samples), step):
+            piece = np.asarray(samples[i : i + step], dtype=np.float32)
+            self._chunks.append(MicChunk(mic, piece, rate, start + i / rate))
+        self._next[mic] = start + len(samples) / rate
+
+    def read(self, timeout: float = 0.0) -> list[MicChunk]:
+        """Everything pushed since the last call (never waits: a test pushes first)."""
+        if self.closed:
+            return []
+        chunks, self._chunks = self._chunks, []
+        return chunks
+
+    @property
+    def failed_mics(self) -> set[str | None]:
+        """The microphones marked failed."""
+        return set(self.failed)
+
+    def fail(self, mic: str | None) -> None:
+        """Mark ``mic`` failed (it hears nothing more until ``recover``)."""
+        self.failed.add(mic)
+
+    def recover(self, mic: str | None) -> None:
+        """Mark ``mic`` working again."""
+        self.failed.discard(mic)
+
+    def close(self) -> None:
+        """Later reads return nothing."""
         self.closed = True

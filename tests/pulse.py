@@ -1,4 +1,5 @@
-"""A PulseAudio bench for output tests: ALSA devices ``roomA``/``roomB`` on private null sinks, recorded via monitors.
+"""A PulseAudio bench for audio tests: ALSA devices ``roomA``/``roomB`` on private null sinks, recorded via monitors,
+and microphones fed from the test (``PulseBench.pipe_mic``).
 
 ``pulse_bench()`` starts a PulseAudio daemon if none runs, loads two null sinks
 with unique names (so parallel tests and other programs cannot leak sound into
@@ -10,16 +11,23 @@ A null sink that nothing plays into sleeps for up to 2 s, and a new stream then
 waits that long before it pulls any audio; the bench keeps a silent low-latency
 stream on each sink so tests do not pay that each time. Silence mixed with
 silence stays digital silence, so the measurements are unaffected.
+
+A microphone is a ``module-pipe-source`` whose FIFO the test writes. That source
+has no clock of its own: it delivers audio only as fast as it is written, so
+``PipeMic`` keeps writing (silence when there is nothing to say) paced at real
+time for as long as it is open.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -66,6 +74,18 @@ def _ensure_daemon() -> bool:
             return True
         time.sleep(0.05)
     raise RuntimeError("pulseaudio started but pactl cannot reach it")
+
+
+#: Exists while a daemon started by a bench runs.
+_STARTED_MARK = Path(tempfile.gettempdir()) / "moderator-test-pulseaudio-started"
+
+
+def _others_use(env: dict[str, str]) -> bool:
+    """Whether another bench (a test run in parallel) still has devices on the daemon: then it must live on."""
+    try:
+        return "moderator_test_" in _pactl("list", "short", "modules", env=env)
+    except subprocess.SubprocessError:
+        return False
 
 
 @dataclass
@@ -119,9 +139,92 @@ class PulseBench:
             timeout=timeout,
         )
 
+    @contextlib.contextmanager
+    def pipe_mic(self, device: str = "micA") -> Iterator[PipeMic]:
+        """A capture device named ``device`` (ALSA, for subprocesses started from now on) fed by the test."""
+        tag = uuid.uuid4().hex[:8]
+        fifo = self.home / f"{device}-{tag}.fifo"
+        source = f"moderator_test_{tag}_{device}"
+        module = _pactl(
+            "load-module", "module-pipe-source", f"source_name={source}", f"file={fifo}", "format=s16le",
+            f"rate={MIC_RATE}", "channels=1", env=self.env,
+        ).strip()
+        with (self.home / ".asoundrc").open("a") as rc:
+            rc.write(f'pcm.{device} {{ type pulse; device {source}; hint {{ show on; description "{device}" }} }}\n')
+        mic = PipeMic(device, source, fifo)
+        try:
+            yield mic
+        finally:
+            mic.close()
+            with contextlib.suppress(subprocess.SubprocessError):
+                _pactl("unload-module", module, env=self.env)
+
     def suspend(self, device: str, suspended: bool) -> None:
         """Suspend (or resume) the sink behind ``device``: its streams stop being pulled, like a lost device."""
         _pactl("suspend-sink", self.sinks[device], "1" if suspended else "0", env=self.env)
+
+
+MIC_RATE = 16000
+MIC_CHUNK = 320  # 20 ms
+
+
+class PipeMic:
+    """Writes a pipe source's FIFO in real time: what ``say`` queued, else silence, until ``close``."""
+
+    def __init__(self, device: str, source: str, fifo: Path) -> None:
+        self.device, self.source, self.fifo = device, source, fifo
+        self._fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # the source holds the read end open
+        self._queue: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._write, daemon=True)
+        self._thread.start()
+
+    def say(self, samples: np.ndarray, rate: int = MIC_RATE) -> None:
+        """Queue mono float samples to be "heard" after what is queued already."""
+        if rate != MIC_RATE:
+            x = np.linspace(0, len(samples) - 1, round(len(samples) * MIC_RATE / rate))
+            samples = np.interp(x, np.arange(len(samples)), samples)
+        pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
+        for i in range(0, len(pcm), MIC_CHUNK * 2):
+            self._queue.put(pcm[i : i + MIC_CHUNK * 2])
+        self._idle.clear()  # after the puts: the writer sets it again once the queue is empty
+
+    def wait_said(self, timeout: float = 30.0) -> None:
+        """Wait until everything queued has been written."""
+        if not self._idle.wait(timeout):
+            raise TimeoutError(f"{self.device}: the queued speech was not written in {timeout} s")
+
+    def _write(self) -> None:
+        start, written = time.monotonic(), 0
+        silence = bytes(MIC_CHUNK * 2)
+        pending: bytes | None = None
+        while not self._stop.is_set():
+            if pending is None:
+                try:
+                    pending = self._queue.get_nowait()
+                except queue.Empty:
+                    self._idle.set()
+            chunk = pending if pending is not None else silence
+            try:
+                os.write(self._fd, chunk.ljust(MIC_CHUNK * 2, b"\0"))
+                pending = None
+            except BlockingIOError:  # nobody reads the source: silence is dropped, speech waits
+                pass
+            except OSError:  # the source is gone (its module was unloaded): nothing more to feed
+                self._idle.set()
+                return
+            written += MIC_CHUNK
+            time.sleep(max(0.0, start + written / MIC_RATE - time.monotonic()))
+
+    def close(self) -> None:
+        """Stop writing (a reader then hears nothing more: its stream stalls); twice is harmless."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self._thread.join(timeout=5)
+        os.close(self._fd)
 
 
 @contextlib.contextmanager
@@ -134,6 +237,8 @@ def pulse_bench() -> Iterator[PulseBench]:
             "pulseaudio-utils libasound2-plugins"
         )
     started = _ensure_daemon()
+    if started:
+        _STARTED_MARK.touch()
     env = {**os.environ, **_server_env()}
     tag = uuid.uuid4().hex[:8]
     sinks = {device: f"moderator_test_{tag}_{device}" for device in ROOMS}
@@ -180,5 +285,7 @@ def pulse_bench() -> Iterator[PulseBench]:
             for module in modules:
                 with contextlib.suppress(subprocess.SubprocessError):
                     _pactl("unload-module", module, env=env)
-            if started:
+            # A daemon a bench started is stopped by the last bench to leave it (runs may overlap).
+            if (started or _STARTED_MARK.exists()) and not _others_use(env):
                 subprocess.run(["pulseaudio", "--kill"], capture_output=True)
+                _STARTED_MARK.unlink(missing_ok=True)

@@ -1,4 +1,4 @@
-"""``moderator devices``: list the audio devices, so a host can tell which speaker is which room."""
+"""``moderator devices``: list the audio devices, so a host can tell which speaker and microphone is which room."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "devices",
         help="list audio output (and input) devices",
         description=(
-            "List the audio devices PortAudio sees. Name a room's speaker by its number or by "
-            "(part of) its name; a stereo device can carry both rooms, room A left and room B right."
+            "List the audio devices PortAudio sees. Name a room's speaker (--room-a-out) or microphone "
+            "(--room-a-in) by its number or by (part of) its name. A stereo output can carry both rooms, "
+            "room A left and room B right; one microphone can be shared by both rooms (--mic). "
+            "'moderator listen' checks what the microphones hear."
         ),
     )
     p.add_argument("--json", action="store_true", help="print the devices as one line of JSON")
@@ -48,7 +50,8 @@ def render(devices: list[dict[str, Any]]) -> str:
     ]
     if not devices:
         lines.append("(no audio devices found)")
-    lines.append("> default output, < default input; out/in: channels; a stereo output can play both rooms")
+    lines.append("> default output, < default input; out/in: channels; a stereo output can play both rooms; "
+                 "a device with 'in' channels can be a microphone")
     return "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""``moderator play``: run a live game in the terminal, by typed commands, saved after every change."""
+"""``moderator play``: run a live game in the terminal, by typed and spoken commands, saved after every change."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import os
 import random
 import select
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moderator.adapters.clock import SystemClock
 from moderator.commands.plan import add_plan_options, plan_from_args
@@ -19,14 +21,20 @@ from moderator.game.engine import Engine
 from moderator.game.rules import split_rooms
 from moderator.game.state import GameState
 from moderator.journal import Journal, Saved, default_path
+from moderator.listening import add_recognizer_options, make_recognizer
+from moderator.mics import add_mic_options, check_names, half_duplex, make_listener, open_mics, wants_mics
 from moderator.outputs import add_speech_options, open_output, schedule_from
 from moderator.play import EventLog, PlaySession
+from moderator.ports import AudioIn, Clock, Recognizer
 from moderator.roster import check_roster, load_roster, parse_names
 from moderator.settings import Schedule
 from moderator.speaking import Voice, make_voice
 from moderator.speech.catalog import load_catalog
-from moderator.speech.grammar import load_grammar
+from moderator.speech.grammar import Grammar, load_grammar
 from moderator.view import render_text
+
+if TYPE_CHECKING:
+    from moderator.loop import Listener
 
 _ROOM_LABEL = {"A": "room A", "B": "room B", "both": "both"}
 
@@ -35,8 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``play`` subcommand."""
     p = sub.add_parser(
         "play",
-        help="run a live game in the terminal (typed commands)",
-        description="Run a live game. Type the commands players would say, e.g. 'A: I appoint Alice as "
+        help="run a live game in the terminal (spoken and typed commands)",
+        description="Run a live game. With microphones (--room-a-in/--room-b-in, or one shared --mic; check "
+        "them first with 'moderator listen'), players speak their commands. The keyboard always works too, "
+        "and stands in for a microphone that fails: type what players would say, e.g. 'A: I appoint Alice as "
         "leader' ('A:' or 'B:' says which room's microphone heard it; without it the room follows from "
         "the names). Extra keyboard words: 'status' shows both rooms, 'quit' saves and leaves. The game "
         "is saved after every change; 'moderator play --resume' continues it after a crash.",
@@ -48,25 +58,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paused", action="store_true",
                    help="with --resume: resume paused, with the time the round had when it stopped")
     p.add_argument("--keyboard", action="store_true",
-                   help="take commands from the keyboard (the only input in this version, so the default)")
+                   help="take commands from the keyboard (always on, with or without microphones: it is also "
+                   "the fallback when a microphone fails)")
     add_plan_options(p, players=False)
     p.add_argument("--seed", type=int, help="seed for the random room split (default: random)")
     p.add_argument("--state", type=Path, help=f"where the game is saved (default {default_path()})")
     p.add_argument("--events", type=Path, help="append the JSON Lines event log to this file")
     add_speech_options(p, devices=True)
+    add_mic_options(p)
+    add_recognizer_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
     """Start or resume a game and run it until the result, 'quit' or the end of input."""
+    hearing: list[_Hearing] = []
+    try:
+        return _run(args, env, hearing)
+    finally:
+        for h in hearing:
+            h.mics.close()
+
+
+def _run(args: argparse.Namespace, env: Environment, hearing: list[_Hearing]) -> int:
     journal = Journal(args.state or default_path())
     grammar, catalog = None, None
     schedule = schedule_from(args)
     voice: Voice | None = None
+    # A read-back of spoken hostage choices ('--read-back', with the recognizer options).
+    engine_options = {"read_back": args.read_back} if getattr(args, "read_back", None) else {}
 
     def build(saved: Saved) -> Engine:
         engine = Engine(GameState.from_dict(saved.state), clock=SystemClock(saved.epoch), grammar=grammar,
-                        catalog=catalog, schedule=schedule, announcer=voice.speaker if voice is not None else None)
+                        catalog=catalog, schedule=schedule, announcer=voice.speaker if voice is not None else None,
+                        **engine_options)
         engine.subscribe(lambda e: _print_event(e, env))
         if saved.events:
             engine.subscribe(EventLog(Path(saved.events)))
@@ -76,9 +101,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         saved = journal.load()
         grammar, catalog = load_grammar("en"), load_catalog(saved.lang)
         engine = build(saved)
-        voice = _speak(engine, args, env, schedule)
         if engine.in_state("result"):
             raise JournalError(f"the saved game at {journal.path} is already over; start a new one")
+        hearing.extend(_hear(args, env, engine.clock, grammar, engine.state.players))
+        voice = _speak(engine, args, env, schedule)
         if args.paused and engine.state.deadline is not None:
             engine.pause_restored(engine.state.deadline - saved.saved_at)
         engine.say("both", "restored")
@@ -91,9 +117,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         grammar, catalog = load_grammar("en"), load_catalog(args.lang)
         a, b = split_rooms(names, random.Random(args.seed))
         clock = SystemClock()
+        hearing.extend(_hear(args, env, clock, grammar, names))  # before anything starts: errors end it here
         epoch, lang, events = clock.epoch, args.lang, args.events
         engine = Engine.new(plan, {"A": a, "B": b}, clock=clock, grammar=grammar, catalog=catalog,
-                            schedule=schedule)
+                            schedule=schedule, **engine_options)
         engine.subscribe(lambda e: _print_event(e, env))
         if events:
             engine.subscribe(EventLog(events))
@@ -102,12 +129,18 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     session = PlaySession(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build, err=env.stderr)
     if voice is not None:
         session.on_tick.append(voice.pump)
-        session.alerts = voice.alerts
+    session.alerts = lambda: (voice.alerts() if voice is not None else []) + [
+        alert for h in hearing for alert in _mic_alerts(h.mics)]
+    for h in hearing:
+        session.mics = h.mics
+        session.listener = _listener(engine, h, args, lambda: voice)
+        print(f"(listening: {_mic_names(h.mics.mics)}, with {h.recognizer.name}; typed commands work too)",
+              file=env.stdout)
     session.save()
     print(f"(game saved to {journal.path} after every change)", file=env.stdout)
     try:
         if env.interactive:
-            asyncio.run(_tty_loop(session, env, voice))
+            asyncio.run(_tty_loop(session, env))
         else:
             _pipe_loop(session, env)
     finally:
@@ -134,6 +167,52 @@ def _speak(engine: Engine, args: argparse.Namespace, env: Environment, schedule:
     return voice
 
 
+@dataclass
+class _Hearing:
+    """The open microphones and the recognizer their audio goes to."""
+
+    recognizer: Recognizer
+    mics: AudioIn
+
+
+def _hear(args: argparse.Namespace, env: Environment, clock: Clock, grammar: Grammar,
+          players: list[str]) -> list[_Hearing]:
+    """Open the recognizer and the microphones, if any were named; every failure is an error before the game.
+
+    Raises:
+        ModelError: a vosk model is missing or broken.
+        RosterError: names the recognizer cannot hear (vosk).
+        DeviceError: a microphone is unknown or cannot open.
+    """
+    if not wants_mics(args):
+        return []
+    recognizer = make_recognizer(args.engine, args.vosk_model)
+    check_names(recognizer, players)
+    recognizer.expect(grammar, players)  # compiles every name now, not at the first word said
+    mics = open_mics(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
+    return [_Hearing(recognizer, mics)]
+
+
+def _listener(engine: Engine, hearing: _Hearing, args: argparse.Namespace,
+              voice: Callable[[], Voice | None]) -> Listener:
+    """The listening loop; half-duplex against the moderator's own voice when it speaks."""
+    return make_listener(engine, hearing.recognizer, hearing.mics.mics, half_duplex(voice),
+                         wake_word=args.wake_word)
+
+
+def _mic_names(mics: tuple[str | None, ...]) -> str:
+    return "one microphone for both rooms" if mics == (None,) else " and ".join(f"room {m}" for m in mics)
+
+
+def _mic_alerts(mics: AudioIn) -> list[str]:
+    """What the host must see: microphones that have failed."""
+    return [
+        "the shared microphone is not working: type the commands" if mic is None
+        else f"room {mic}'s microphone is not working: type its commands as '{mic}: ...'"
+        for mic in sorted(mics.failed_mics, key=str)
+    ]
+
+
 def _roster(args: argparse.Namespace) -> list[str]:
     if args.roster:
         return load_roster(args.roster)
@@ -143,10 +222,13 @@ def _roster(args: argparse.Namespace) -> list[str]:
 
 
 def _print_event(event: dict[str, Any], env: Environment) -> None:
+    # In a terminal, prompt_toolkit swaps sys.stdout so that lines print above the prompt.
+    out = sys.stdout if env.interactive else env.stdout
     if event["type"] == "announce":
-        # In a terminal, prompt_toolkit swaps sys.stdout so that lines print above the prompt.
-        out = sys.stdout if env.interactive else env.stdout
         print(f"[{_ROOM_LABEL[event['room']]}] {event['text']}", file=out, flush=True)
+    elif event["type"] == "heard" and event.get("text"):
+        print(f"[{_ROOM_LABEL[event['room']]} heard] {event['text']} ({event['confidence']:.2f})", file=out,
+              flush=True)
 
 
 def _keyboard(session: PlaySession, line: str, env: Environment) -> bool:
@@ -162,7 +244,8 @@ def _keyboard(session: PlaySession, line: str, env: Environment) -> bool:
 
 
 def _pipe_loop(session: PlaySession, env: Environment) -> None:
-    """Lines from a pipe or file; timers keep firing between lines."""
+    """Lines from a pipe or file; timers keep firing between lines. With microphones, the game goes on
+    listening after the input ends."""
     try:
         fd = env.stdin.fileno()
     except (AttributeError, OSError, ValueError):
@@ -174,15 +257,19 @@ def _pipe_loop(session: PlaySession, env: Environment) -> None:
                 return
         return
     buffer = b""
+    reading: list[int] = [fd]
     while not session.finished:
         # Wake exactly when the next timer is due, so announcements start on time.
-        ready, _, _ = select.select([fd], [], [], session.wait_time(0.05))
+        ready, _, _ = select.select(reading, [], [], session.wait_time(0.05))
         session.tick()
         if not ready:
             continue
         chunk = os.read(fd, 4096)
         if not chunk:
-            return
+            if session.mics is None:
+                return
+            reading = []  # the end of typed input: the microphones go on until the result or Ctrl-C
+            continue
         buffer += chunk
         while b"\n" in buffer:
             raw, buffer = buffer.split(b"\n", 1)
@@ -190,7 +277,7 @@ def _pipe_loop(session: PlaySession, env: Environment) -> None:
                 return
 
 
-async def _tty_loop(session: PlaySession, env: Environment, voice: Voice | None) -> None:
+async def _tty_loop(session: PlaySession, env: Environment) -> None:
     """An interactive terminal: a prompt with the live view of both rooms beneath it."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.formatted_text import ANSI
@@ -205,8 +292,7 @@ async def _tty_loop(session: PlaySession, env: Environment, voice: Voice | None)
 
     def toolbar() -> ANSI:
         width = os.get_terminal_size().columns if env.stdout.isatty() else 100
-        alerts = voice.alerts() if voice is not None else []
-        return ANSI(render_text(session.engine, width=width, color=True, alerts=alerts))
+        return ANSI(render_text(session.engine, width=width, color=True, alerts=session.alerts()))
 
     with patch_stdout():
         task = asyncio.create_task(ticker())

@@ -122,22 +122,16 @@ def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace
     """The listening loop for scripted audio: synthetic players, optional noise, the chosen recognizer."""
     from moderator.adapters.player_voice import parse_voice, speak
     from moderator.audio.clip import Clip
-    from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
+    from moderator.audio.endpoint import RATE
     from moderator.listening import make_recognizer
-    from moderator.loop import Listener
+    from moderator.mics import half_duplex, make_listener
     from moderator.voice_input import VoiceDelivery, make_babble
 
     parse_voice(args.voice)  # a bad --voice fails before the game starts
-    shared = scenario.options.shared_mic
-
-    def speaking_until(room: str) -> float:
-        current = voice()  # the moderator's own voice, when it speaks (--audio-out): half-duplex
-        return current.speaker.busy_until[room] if current is not None else float("-inf")
-
-    listener = Listener(engine, make_recognizer(args.engine, args.vosk_model),
-                        mics=(None,) if shared else ("A", "B"),
-                        new_endpointer=lambda: Endpointer(webrtc_classifier()), speaking_until=speaking_until,
-                        wake_word=scenario.options.wake_word)
+    mics = (None,) if scenario.options.shared_mic else ("A", "B")
+    # Half-duplex against the moderator's own voice, when it speaks (--audio-out).
+    listener = make_listener(engine, make_recognizer(args.engine, args.vosk_model), mics, half_duplex(voice),
+                             wake_word=scenario.options.wake_word)
     noise = None
     if args.noise == "babble":
         noise = make_babble(30.0, speak, seed=scenario.seed)

@@ -1,0 +1,93 @@
+"""Assembles live microphone input: the mic options, opening them, the name check and the listening loop."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from moderator.errors import DeviceError, RosterError
+from moderator.ports import AudioIn, Clock, Recognizer
+
+if TYPE_CHECKING:
+    from moderator.audio.endpoint import Endpointer
+    from moderator.game.engine import Engine
+    from moderator.loop import Listener
+    from moderator.speaking import Voice
+
+
+def add_mic_options(p: argparse.ArgumentParser) -> None:
+    """``--room-a-in``, ``--room-b-in`` and ``--mic`` (one microphone shared by both rooms)."""
+    p.add_argument("--room-a-in", metavar="DEVICE", help="room A's microphone (device name or index)")
+    p.add_argument("--room-b-in", metavar="DEVICE", help="room B's microphone (device name or index)")
+    p.add_argument("--mic", metavar="DEVICE",
+                   help="one microphone for both rooms: the room follows from the names said")
+
+
+def wants_mics(args: argparse.Namespace) -> bool:
+    """True when a microphone was named."""
+    return any(getattr(args, name, None) is not None for name in ("room_a_in", "room_b_in", "mic"))
+
+
+def open_mics(args: argparse.Namespace, clock: Clock, log: Callable[[str], None]) -> AudioIn:
+    """The microphones the options name, open and listening.
+
+    Raises:
+        DeviceError: a microphone is unknown or cannot open (the message lists those available).
+    """
+    if args.mic is not None and (args.room_a_in is not None or args.room_b_in is not None):
+        raise DeviceError("--mic is one microphone for both rooms; do not also give --room-a-in/--room-b-in")
+    from moderator.adapters.sound_in import SoundDeviceIn
+
+    return SoundDeviceIn(clock, room_a=_device(args.room_a_in), room_b=_device(args.room_b_in),
+                         shared=_device(args.mic), log=log)
+
+
+def check_names(recognizer: Recognizer, roster: Sequence[str]) -> None:
+    """Refuse a roster with names the recognizer cannot hear (vosk's fixed lexicon), saying what to do.
+
+    Raises:
+        RosterError: one line per name, with a suggestion.
+    """
+    unknown = getattr(recognizer, "unknown_names", None)
+    problems = unknown(list(roster)) if unknown is not None else {}
+    if problems:
+        lines = "\n".join(f"  {name}: {why}" for name, why in problems.items())
+        raise RosterError(f"{recognizer.name} cannot hear {len(problems)} of the names:\n{lines}\n"
+                          "Rename those players (--players/--roster), or use --engine pocketsphinx, "
+                          "which spells out any name")
+
+
+def new_endpointer() -> Endpointer:
+    """The endpointer of a live or scripted microphone: WebRTC's VAD."""
+    from moderator.audio.endpoint import Endpointer, webrtc_classifier
+
+    return Endpointer(webrtc_classifier())
+
+
+def half_duplex(voice: Callable[[], Voice | None]) -> Callable[[str], float]:
+    """Until when the moderator speaks in a room (``-inf`` while it has no voice): the listener ignores
+    that room's microphone until then, so it never hears itself."""
+
+    def speaking_until(room: str) -> float:
+        current = voice()
+        return current.speaker.busy_until[room] if current is not None else float("-inf")
+
+    return speaking_until
+
+
+def make_listener(engine: Engine, recognizer: Recognizer, mics: tuple[str | None, ...],
+                  speaking_until: Callable[[str], float] | None = None, **options: Any) -> Listener:
+    """The listening loop for ``mics`` (rooms, or ``(None,)`` for a shared microphone), half-duplex when
+    ``speaking_until`` says until when the moderator speaks in a room; ``options`` go to ``Listener``."""
+    from moderator.loop import Listener
+
+    return Listener(engine, recognizer, mics=mics, new_endpointer=new_endpointer, speaking_until=speaking_until,
+                    **options)
+
+
+def _device(spec: str | None) -> str | int | None:
+    """Device names as given; a number is an index."""
+    if spec is None:
+        return None
+    return int(spec) if spec.strip().isdigit() else spec
