@@ -75,6 +75,9 @@ class Scores:
     """The words form a whole sentence of the grammar (pocketsphinx returns the best
     partial path when no path reaches the end)."""
     confidence: float
+    absorbed: float = float("-inf")
+    """The loudest 0.3 s the grammar search called silence, in dB against its words (see
+    ``absorbed_speech``): near 0 dB, speech was swallowed as silence around a short command."""
 
 
 # -- pronunciations ---------------------------------------------------------------
@@ -155,6 +158,45 @@ def _default_model() -> Path:
     import pocketsphinx
 
     return Path(pocketsphinx.get_model_path()) / "en-us"
+
+
+_FILLER = re.compile(r"<.*>|\[.*\]|SIL|\+.*\+")
+FRAME = RATE // 100
+"""Samples in one 10 ms decoder frame."""
+WINDOW = 30
+"""Frames (0.3 s) in the stretch of "silence" that ``absorbed_speech`` looks at."""
+ABSORBED_LIMIT = -4.0
+"""A transcript whose "silence" has a stretch this loud (dB against its words) is rejected. Measured
+on 4 flite voices x 29 commands and 18 chatter sentences (clean): commands -23 dB or quieter, the 12
+chatter lines the phone-loop ratio let through -1.5 to +2.9 dB; all 12 rejected, no command lost.
+In 12 dB babble, chatter accepted went from 19/72 to 3/72 and wrong commands from 12 to 3, for 1
+right command lost of 37."""
+
+
+def absorbed_speech(pcm: bytes, segments: Sequence[tuple[str, int, int]]) -> float:
+    """The loudest ``WINDOW`` frames the search aligned to silence or noise, in dB against the mean
+    power of its words; -inf when no such stretch is that long.
+
+    A grammar search must explain all the audio with the grammar, and it can call what does not
+    fit "silence". Chatter that ends in something like a command ("... blue team" -> "time left")
+    then scores well: its words fit, and the rest is silence. Real silence is far quieter than the
+    words around it; swallowed speech is as loud as they are.
+    """
+    x = np.frombuffer(pcm, "<i2").astype(np.float64)
+    n = len(x) // FRAME
+    power = (x[: n * FRAME].reshape(n, FRAME) ** 2).mean(axis=1) + 1.0
+    words = [(a, min(b, n - 1)) for w, a, b in segments if not _FILLER.fullmatch(w.split("(")[0]) and a < n]
+    if not words:
+        return float("-inf")
+    word_power = float(np.mean(np.concatenate([power[a : b + 1] for a, b in words])))
+    loudest = float("-inf")
+    sums = np.concatenate([[0.0], np.cumsum(power)])
+    for w, a, b in segments:
+        b = min(b, n - 1)
+        if _FILLER.fullmatch(w.split("(")[0]) and b - a + 1 >= WINDOW:
+            means = (sums[a + WINDOW : b + 2] - sums[a : b + 2 - WINDOW]) / WINDOW
+            loudest = max(loudest, float(means.max()))
+    return 10 * math.log10(loudest / word_power) if loudest > 0 else float("-inf")
 
 
 def _to_pcm16(samples: np.ndarray, rate: int) -> bytes:
@@ -268,11 +310,12 @@ class PocketsphinxRecognizer:
         if not text:
             self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
+        absorbed = absorbed_speech(pcm, [(s.word, s.start_frame, s.end_frame) for s in self._decoder.seg()])
         _, phone_score, _ = self._decode("phones", pcm)
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
         complete = bool(fsg.accept(text))
-        confidence = confidence_from_llr(llr) if complete else 0.0
-        self.last = Scores(text, frames, grammar_score, phone_score, llr, complete, confidence)
+        confidence = confidence_from_llr(llr) if complete and absorbed < ABSORBED_LIMIT else 0.0
+        self.last = Scores(text, frames, grammar_score, phone_score, llr, complete, confidence, absorbed)
         return Transcript(text if confidence >= self.reject_below else "", confidence)
 
     def _decode(self, search: str, pcm: bytes) -> tuple[str, float, int]:
@@ -290,5 +333,5 @@ class PocketsphinxRecognizer:
             return "", float("-inf"), decoder.n_frames()
         # Hypothesis.score is logmath_exp(raw score), so its log is the score in natural-log units.
         score = math.log(hyp.score) if hyp.score > 0 else float("-inf")
-        text = " ".join(w for w in hyp.hypstr.split() if not re.fullmatch(r"<.*>|\[.*\]|SIL|\+.*\+", w))
+        text = " ".join(w for w in hyp.hypstr.split() if not _FILLER.fullmatch(w))
         return text, score, decoder.n_frames()
