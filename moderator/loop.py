@@ -61,6 +61,9 @@ class Listener:
         self._expecting: tuple[object, ...] | None = None
         self._narrowed: dict[tuple[int, int | None], Grammar] = {}
         self._pardoned: dict[str | None, float] = {}
+        #: Called just before an utterance is recognized, which holds the thread for a while (the live
+        #: game handles the timers due meanwhile first, so that their audio is scheduled on time).
+        self.before_recognizing: Callable[[], None] | None = None
 
     def feed(self, mic: str | None, samples: np.ndarray, rate: int, t: float) -> list[Utterance]:
         """Audio from ``mic`` whose first sample is at audio time ``t``; returns the utterances handled."""
@@ -76,6 +79,8 @@ class Listener:
 
     def hear(self, mic: str | None, utterance: Utterance) -> bool:
         """Recognize one utterance and hand it to the game; True when a command was accepted."""
+        if self.before_recognizing is not None:
+            self.before_recognizing()
         self._expect_current_phase(mic)
         heard = self.recognizer.recognize(utterance.samples, RATE)
         self.engine.emit("heard", room=mic or "both", text=heard.text, confidence=round(heard.confidence, 3))

@@ -85,7 +85,18 @@ class PlaySession:
         self.alerts: Callable[[], list[str]] = list
         #: The microphones and the listening loop their audio goes to (None: keyboard only).
         self.mics: AudioIn | None = None
-        self.listener: Listener | None = None
+        self._listener: Listener | None = None
+
+    @property
+    def listener(self) -> Listener | None:
+        """The listening loop the microphones' audio goes to (None: keyboard only)."""
+        return self._listener
+
+    @listener.setter
+    def listener(self, listener: Listener | None) -> None:
+        self._listener = listener
+        if listener is not None:
+            listener.before_recognizing = self._ahead_of_recognition
 
     @property
     def finished(self) -> bool:
@@ -100,6 +111,14 @@ class PlaySession:
 
     #: Timers are handled this far ahead, so that their audio can be scheduled to start exactly on time.
     LEAD = 0.15
+    #: Recognizing an utterance holds this thread (pocketsphinx keeps the GIL) for up to about this long,
+    #: so the timers due meanwhile are handled, and their audio scheduled, before it starts.
+    RECOGNITION_LEAD = 1.0
+
+    def _ahead_of_recognition(self) -> None:
+        self._guard(lambda: self.engine.tick(self.LEAD + self.RECOGNITION_LEAD))
+        for hook in self.on_tick:
+            hook()
 
     def tick(self) -> None:
         """Fire due timers (and those due within LEAD seconds)."""

@@ -221,3 +221,41 @@ def test_a_command_spoken_into_a_real_microphone_makes_the_game_react(bench: Pul
     heard = next(ev for ev in got if ev["type"] == "heard")
     assert (heard["room"], heard["text"]) == ("A", "i appoint alice as leader")
     assert "[room A heard] i appoint alice as leader" in out
+
+
+def test_timers_due_while_an_utterance_is_recognized_are_handled_first(tmp_path: Path) -> None:
+    """Recognition holds the game's thread; a timer due meanwhile must not wait for it."""
+    from tests_support import eight_player_engine
+
+    from moderator.audio.endpoint import RATE, Utterance
+    from moderator.loop import Listener
+    from moderator.play import PlaySession
+    from moderator.ports import Transcript
+
+    engine = eight_player_engine()
+    log: list[dict[str, Any]] = []
+    engine.subscribe(log.append)
+    engine.begin()
+    engine.handle_text("start the game", "A")
+
+    class SlowRecognizer:
+        name = "slow"
+
+        def expect(self, grammar: Any, roster: Any, intents: Any = None) -> None:
+            pass
+
+        def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+            engine.clock.set(engine.clock.now() + 0.8)  # type: ignore[attr-defined]
+            return Transcript("how much time is left", 0.9)
+
+    session = PlaySession(engine, Journal(tmp_path / "game.json"), epoch=0.0, lang="en", events=None,
+                          rebuild=lambda saved: engine)
+    session.listener = Listener(engine, SlowRecognizer(), new_endpointer=lambda: None)  # type: ignore[arg-type]
+    engine.clock.set(179.5)  # type: ignore[attr-defined]
+    session.tick()
+    assert not engine.in_state("hostages")
+    session.listener.hear("A", Utterance(np.zeros(RATE, np.float32), 178.0, 179.5))
+    kinds = [e["type"] for e in log]
+    assert kinds.index("round_end") < kinds.index("heard"), "time's up was handled before the decoding began"
+    over = next(e for e in log if e.get("key") == "time.over")
+    assert over["t"] == over["scheduled"] == 180.0

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from moderator.speech.compile import to_jsgf, words
@@ -230,3 +231,19 @@ def test_recognize_files_with_pocketsphinx(monkeypatch, speak):
     code, out, _ = run_cli(monkeypatch, ["recognize", files[0], "--players", ",".join(ROSTER),
                                          "--engine", "pocketsphinx"])
     assert "heard 'the bomber is grace'" in out and "-> reveal" in out
+
+
+def test_speech_swallowed_as_silence_is_as_loud_as_the_words() -> None:
+    from moderator.adapters.asr_pocketsphinx import WINDOW, absorbed_speech
+
+    rng = np.random.default_rng(0)
+    frame = 160
+    words = rng.normal(0, 3000, 60 * frame)
+    quiet, loud = rng.normal(0, 30, 80 * frame), rng.normal(0, 2500, 80 * frame)
+    segments = [("<sil>", 0, 79), ("time", 80, 110), ("left", 111, 139), ("<sil>", 140, 219)]
+    real = np.concatenate([quiet, words, quiet]).astype("<i2").tobytes()
+    chatter = np.concatenate([quiet, words, loud]).astype("<i2").tobytes()
+    assert absorbed_speech(real, segments) < -30
+    assert -3 < absorbed_speech(chatter, segments) < 0
+    short = [("<sil>", 0, WINDOW - 2), ("time", WINDOW - 1, 139)]
+    assert absorbed_speech(chatter, short) == float("-inf"), "a pause shorter than the window is not looked at"
