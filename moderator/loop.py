@@ -19,8 +19,9 @@ ECHO_TAIL = 0.3
 
 #: A transcript rejected for low confidence, but scoring at least this, was probably meant for the
 #: moderator: it gets "sorry, say that again". Under it, it is taken for chatter and ignored. On
-#: pocketsphinx's scale (0.5 is its own threshold), flite chatter in tests/scenarios/voice scored
-#: 0.05 to 0.41, and commands rarely under 0.45 (see docs/benchmarks for the full distribution).
+#: pocketsphinx's scale (0.5 is its own threshold), of 152 chatter lines said by 4 flite voices, the
+#: few that were not rejected outright (most score 0) scored at most 0.44; right commands that
+#: missed the threshold scored 0.35 to 0.49 (see docs/benchmarks for the full distribution).
 UNSURE = 0.45
 
 #: "Sorry, say that again" is said at most once in a row per microphone; after this long without a

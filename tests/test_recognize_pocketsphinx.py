@@ -181,8 +181,9 @@ def test_chatter_is_mostly_rejected(grammar, recognizer, speak):
                   f"-> {heard.text!r} ({heard.confidence:.2f})", end="")
             if isinstance(grammar.parse(heard.text, ROSTER), Parsed):
                 passed.append((voice, line, heard.text))
-    # A JSGF search always answers with grammar words; the confidence threshold turns most away.
-    assert len(passed) <= len(CHATTER) * len(VOICES) // 4, passed
+    # A JSGF search always answers with grammar words. Speech it calls silence (absorbed_speech) and the
+    # grammar-vs-phone-loop threshold turn them away: none got through (4 of 16 before the first).
+    assert passed == [], passed
 
 
 # -- the command -------------------------------------------------------------------------------
