@@ -393,7 +393,7 @@ logs = []
 out = SoundDeviceOut(clock, room_a="roomA", room_b="roomB", log=logs.append, stall_after=0.4, retry_after=60)
 print("ready", flush=True)
 sys.stdin.readline()  # the sink behind roomA is suspended now
-time.sleep(0.6)
+time.sleep(1.5)  # well past stall_after, even on a loaded machine
 out.play("A", Clip.tone((440,), 0.3, 22050), clock.now())
 out.play("B", Clip.tone((440,), 0.3, 22050), clock.now())
 out.close(timeout=3)
