@@ -56,7 +56,34 @@ def test_reset_drops_speech_in_progress_and_a_gap_restarts(tmp_path: Path) -> No
     assert ep.feed(np.zeros(RATE, np.float32), 10.0) == []
 
 
+def talk(seconds: float, level: float = 0.1) -> np.ndarray:
+    """Syllables: a tone that comes and goes four times a second (the dips are not long enough to end it)."""
+    t = np.arange(round(seconds * RATE)) / RATE
+    return (level * np.sin(2 * np.pi * 200 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 4 * t))).astype(np.float32)
+
+
+def quiet(seconds: float, level: float = 0.001) -> np.ndarray:
+    return np.random.default_rng(0).normal(0, level, round(seconds * RATE)).astype(np.float32)
+
+
 def test_an_endless_talker_is_cut_at_max_seconds() -> None:
     ep = Endpointer(lambda frame: True, max_seconds=2.0)
-    got = feed_all(ep, np.full(RATE * 5, 0.1, np.float32))
+    got = feed_all(ep, np.concatenate([quiet(0.5), talk(5)]))
     assert len(got) == 2 and all(abs((u.end - u.start) - 2.0) < 0.05 for u in got)
+
+
+def test_an_utterance_ends_when_the_voice_falls_back_into_the_babble() -> None:
+    """The classifier calls everything speech (as WebRTC's VAD does with babble); the level decides."""
+    rng = np.random.default_rng(1)
+    babble = lambda seconds: rng.normal(0, 0.02, round(seconds * RATE)).astype(np.float32)  # noqa: E731
+    words = talk(1.5, level=0.2) + babble(1.5)
+    ep = Endpointer(lambda frame: True)
+    got = feed_all(ep, np.concatenate([babble(2.0), words, babble(3.0)]))
+    assert len(got) == 1, "the babble alone is background, not speech"
+    assert 1.5 <= got[0].end - got[0].start <= 1.5 + 0.3 + 0.6 + 0.1, "preroll + words + hangover, not 8 s"
+    assert ep.background_dbfs is not None and abs(ep.background_dbfs - 20 * np.log10(0.02)) < 3
+
+
+def test_a_constant_hum_becomes_background() -> None:
+    ep = Endpointer(lambda frame: True)
+    assert feed_all(ep, np.full(RATE * 12, 0.05, np.float32)) == []

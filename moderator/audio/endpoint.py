@@ -42,6 +42,12 @@ class Endpointer:
     ``preroll`` seconds before that so the first word is whole. It ends after ``hangover`` seconds of
     non-speech, or at ``max_seconds``. Feed it 16 kHz float32 chunks of any size with the audio time of
     their first sample.
+
+    A frame is speech when the classifier says so and it stands out from the background: louder than
+    ``min_dbfs`` and ``noise_margin`` dB above the room's background level. The background is followed
+    from the quiet moments between words: the estimate drops at once to a quieter (smoothed) level and
+    rises by at most ``noise_rise`` dB a second. Without it, a party's babble (which WebRTC's VAD calls
+    speech) would keep every utterance open until ``max_seconds``.
     """
 
     classify: FrameClassifier
@@ -52,6 +58,12 @@ class Endpointer:
     max_seconds: float = 8.0
     min_dbfs: float = -50.0
     """Quieter frames are never speech (WebRTC's VAD judges shape, not level, and has its own hangover)."""
+    noise_margin: float = 6.0
+    noise_rise: float = 1.0
+    smoothing: float = 0.1
+    """Seconds over which frame levels are smoothed before they are compared with the background."""
+    _floor: float | None = field(default=None, repr=False)
+    _power: float | None = field(default=None, repr=False)
     _buf: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32), repr=False)
     _t: float | None = field(default=None, repr=False)
     _recent: deque[tuple[np.ndarray, bool]] = field(default_factory=deque, repr=False)
@@ -76,11 +88,28 @@ class Endpointer:
             frame_t = self._t
             self._t += FRAME / RATE
             pcm = (np.clip(frame, -1, 1) * 32767).astype("<i2").tobytes()
-            loud = rms_db(frame) > self.min_dbfs
+            loud = self._stands_out(frame)
             utterance = self._step(frame, frame_t, loud and self.classify(pcm))
             if utterance is not None:
                 done.append(utterance)
         return done
+
+    @property
+    def background_dbfs(self) -> float | None:
+        """The estimated level of the room's background (None before any audio)."""
+        return self._floor
+
+    def _stands_out(self, frame: np.ndarray) -> bool:
+        """Loud enough to be speech, and clearly above the background (which this also follows)."""
+        power = float(np.mean(np.square(frame, dtype=np.float64))) + 1e-12
+        alpha = 1 - np.exp(-FRAME / RATE / self.smoothing)
+        self._power = power if self._power is None else self._power + alpha * (power - self._power)
+        level = 10 * np.log10(self._power)
+        if self._floor is None or level < self._floor:
+            self._floor = level
+        else:
+            self._floor += self.noise_rise * FRAME / RATE
+        return rms_db(frame) > max(self.min_dbfs, self._floor + self.noise_margin)
 
     def _step(self, frame: np.ndarray, t: float, speech: bool) -> Utterance | None:
         if self._speech is None:
