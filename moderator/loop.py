@@ -11,7 +11,7 @@ from moderator.audio.endpoint import RATE, Endpointer, Utterance
 from moderator.game.engine import Engine
 from moderator.game.state import ROOMS
 from moderator.ports import Recognizer, Transcript
-from moderator.speech.grammar import Grammar, NoParse
+from moderator.speech.grammar import ANSWERS, Grammar, NoParse, Parsed
 from moderator.speech.template import normalize
 
 #: After the moderator stops speaking, its own voice may still echo in the room this long.
@@ -23,6 +23,11 @@ ECHO_TAIL = 0.3
 #: few that were not rejected outright (most score 0) scored at most 0.44; right commands that
 #: missed the threshold scored 0.35 to 0.49 (see docs/benchmarks for the full distribution).
 UNSURE = 0.45
+
+#: An answer to the moderator's question ("yes", "no", a name, a room) is taken down to this confidence,
+#: under the engine's threshold: it is expected, and a short word scores lower than a sentence (flite's
+#: awb and kal voices said "yes" at 0.35 to 0.46). Chatter swallowed as silence scores 0 and is still out.
+ANSWER_CONFIDENCE = 0.3
 
 #: "Sorry, say that again" is said at most once in a row per microphone; after this long without a
 #: command it may be said again.
@@ -84,11 +89,16 @@ class Listener:
             self.before_recognizing()
         self._expect_current_phase(mic)
         heard = self.recognizer.recognize(utterance.samples, RATE)
-        self.engine.emit("heard", room=mic or "both", text=heard.text, confidence=round(heard.confidence, 3))
+        guess = {"guess": heard.guess} if heard.guess and not heard.text else {}
+        self.engine.emit("heard", room=mic or "both", text=heard.text, confidence=round(heard.confidence, 3), **guess)
         return self.understood(mic, heard, utterance.end)
 
     def understood(self, mic: str | None, heard: Transcript, t: float) -> bool:
         """Act on a transcript: a command goes to the engine; a doubtful one gets "sorry" at most once."""
+        if not heard.text and heard.guess and heard.confidence >= ANSWER_CONFIDENCE:
+            answer = self.grammar.parse(heard.guess, self.engine.state.players)
+            if isinstance(answer, Parsed) and answer.intent in ANSWERS:
+                heard = Transcript(heard.guess, heard.confidence)
         if not heard.text:
             if heard.confidence >= UNSURE:
                 self._pardon(mic, t)

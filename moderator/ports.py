@@ -114,6 +114,9 @@ class Transcript:
     confidence: float
     """0.0 (a guess) to 1.0 (sure), on the engine's own scale mapped to 0-1."""
 
+    guess: str = ""
+    """What the engine heard best when it rejected it for low confidence (``text`` is then empty)."""
+
 
 class Recognizer(Protocol):
     """Turns one utterance of audio into text, listening only for what it was told to expect.

@@ -12,7 +12,7 @@ from tests_support import eight_player_engine
 
 from moderator.audio.clip import Clip
 from moderator.audio.endpoint import RATE, Endpointer, Utterance, webrtc_classifier
-from moderator.loop import PARDON_AGAIN_AFTER, UNSURE, Listener
+from moderator.loop import ANSWER_CONFIDENCE, PARDON_AGAIN_AFTER, UNSURE, Listener
 from moderator.ports import Transcript
 
 
@@ -159,3 +159,17 @@ def test_the_recognizer_listens_for_the_room_s_names_and_the_round_s_hostage_cou
     listener.hear("B", utterance(2.0))
     assert rec.roster == ["Erin", "Frank", "Grace", "Heidi"]
     assert {len(p.slots["players"]) for _, p in rec.grammar.expand(rec.roster, ["hostages"])} == {1}
+
+
+def test_an_expected_answer_is_taken_below_the_engine_threshold_and_nothing_else_is() -> None:
+    listener, _, events = at_round_end()
+    engine = listener.engine
+    assert not listener.understood("A", Transcript("", 0.4, guess="pause"), 1.0), "only answers get the lower bar"
+    engine.clock.set(180.0)  # type: ignore[attr-defined]
+    engine.tick()
+    assert listener.understood("A", Transcript("hostages bob", 0.9), 2.0)
+    assert not listener.understood("A", Transcript("", ANSWER_CONFIDENCE - 0.05, guess="yes"), 3.0)
+    assert engine.state.rooms["A"].hostages is None
+    assert listener.understood("A", Transcript("", ANSWER_CONFIDENCE + 0.05, guess="yes"), 4.0)
+    assert engine.state.rooms["A"].hostages == ["Bob"]
+    assert [e["intent"] for e in events if e["type"] == "command"][-1] == "confirm"

@@ -316,7 +316,9 @@ class PocketsphinxRecognizer:
         complete = bool(fsg.accept(text))
         confidence = confidence_from_llr(llr) if complete and absorbed < ABSORBED_LIMIT else 0.0
         self.last = Scores(text, frames, grammar_score, phone_score, llr, complete, confidence, absorbed)
-        return Transcript(text if confidence >= self.reject_below else "", confidence)
+        if confidence >= self.reject_below:
+            return Transcript(text, confidence)
+        return Transcript("", confidence, guess=text if complete else "")
 
     def _decode(self, search: str, pcm: bytes) -> tuple[str, float, int]:
         """(words, natural-log path score, frames) of one search over the audio."""
