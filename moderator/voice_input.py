@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -81,17 +81,36 @@ CHATTER = (
 BABBLE_VOICES = ("flite:slt", "flite:rms", "flite:awb", "flite:kal")
 
 
-def make_babble(seconds: float, speak: Callable[[str, str], Clip], *, talkers: int = 6, seed: int = 0) -> np.ndarray:
-    """Multi-talker party babble: ``talkers`` voices each chatting without pause, overlapped, at 16 kHz."""
+def make_babble(
+    seconds: float,
+    speak: Callable[[str, str], Clip],
+    *,
+    talkers: int = 6,
+    seed: int = 0,
+    voices: Sequence[str] = BABBLE_VOICES,
+    lines: Sequence[str] = CHATTER,
+    spread_db: float = 0.0,
+) -> np.ndarray:
+    """Multi-talker party babble: ``talkers`` voices each chatting without pause, overlapped, at 16 kHz.
+
+    Each line is said by its talker's voice (``voices`` in turn); with ``spread_db``, each line's level is
+    drawn from that many dB below full, as some talkers stand nearer than others.
+    """
     rng = np.random.default_rng(seed)
     n = round(seconds * RATE)
     mix = np.zeros(n, np.float32)
     for talker in range(talkers):
-        voice = BABBLE_VOICES[talker % len(BABBLE_VOICES)]
+        voice = voices[talker % len(voices)]
         parts: list[np.ndarray] = [np.zeros(int(rng.integers(0, RATE)), np.float32)]
-        while sum(len(p) for p in parts) < n:
-            parts.append(speak(str(rng.choice(CHATTER)), voice).resample(RATE).samples)
-            parts.append(np.zeros(int(rng.integers(RATE // 10, RATE // 2)), np.float32))
+        length = len(parts[0])
+        while length < n:
+            line = speak(lines[int(rng.integers(len(lines)))], voice).resample(RATE).samples
+            gap = np.zeros(int(rng.integers(RATE // 10, RATE // 2)), np.float32)
+            if spread_db:
+                level = 10 ** (rng.uniform(-spread_db, 0) / 20)
+                line = (line / max(float(np.max(np.abs(line))), 1e-9) * level).astype(np.float32)
+            parts += [line, gap]
+            length += len(line) + len(gap)
         mix += np.concatenate(parts)[:n]
     peak = float(np.max(np.abs(mix))) or 1.0
     return (mix / peak * 0.5).astype(np.float32)

@@ -14,11 +14,14 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #   pulseaudio pulseaudio-utils libasound2-plugins
 #                                      virtual speakers (null sinks) for the audio tests, on machines without a sound card
 #   flite                              synthetic players' voices for the listening tests
+#   pocketsphinx-testdata              short human recordings (LibriVox readings, spoken cards and digits): real
+#                                      speech without commands for the false-accept benchmark (python -m benchmarks)
 if command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends python3 python3-venv python3-pip \
-    libespeak-ng1 espeak-ng libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins flite >/dev/null
+    libespeak-ng1 espeak-ng libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins flite \
+    pocketsphinx-testdata >/dev/null
 fi
 
 PYTHON="${PYTHON:-python3}"

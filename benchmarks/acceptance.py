@@ -1,0 +1,206 @@
+"""Command acceptance: spoken commands, in party babble, through endpointer -> recognizer -> grammar."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from benchmarks.corpus import ROSTERS, Command, commands, spoken
+from benchmarks.pool import W
+from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
+from moderator.audio.mix import noise_for, snr_db
+from moderator.speech.grammar import Grammar, Parsed, load_grammar
+from moderator.voice_input import CHUNK, LEAD_IN, TAIL
+
+#: SNRs of the issue, in dB; None is clean speech.
+SNRS: tuple[float | None, ...] = (None, 24, 18, 12, 6, 0)
+BABBLE_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A noise level: the SNR of babble and its definition (peak-frame or average power), or no babble
+    and (``hiss``) a microphone's white-noise floor at that level in dBFS."""
+
+    snr: float | None
+    peak: bool = True
+    hiss: float | None = None
+
+    @property
+    def label(self) -> str:
+        """ "clean", "clean + hiss -60 dBFS", "12 dB peak", "12 dB avg"."""
+        if self.snr is None:
+            return "clean" if self.hiss is None else f"clean + hiss {self.hiss:g} dBFS"
+        return f"{self.snr:g} dB {'peak' if self.peak else 'avg'}"
+
+
+#: Synthetic speech is padded with digital silence, which no microphone delivers: the same commands
+#: over a quiet microphone's hiss show how much of the clean figure that accounts for.
+HISS_DBFS = -60.0
+
+
+def conditions(snrs: Sequence[float | None] = SNRS, *, average: bool = False, hiss: bool = True) -> list[Condition]:
+    """Each SNR by the peak-frame definition, (``hiss``) clean over a mic's hiss, and (``average``) the
+    noisy ones by average power."""
+    out = [Condition(s, True) for s in snrs]
+    if hiss:
+        out.insert(1, Condition(None, True, HISS_DBFS))
+    if average:
+        out += [Condition(s, False) for s in snrs if s is not None]
+    return out
+
+
+def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.ndarray,
+          tail: np.ndarray) -> tuple[list[Parsed], list[str], float, float]:
+    """Endpoint ``signal`` (then ``tail`` until the utterance ends) and recognize each utterance.
+
+    Returns the parses, the texts heard, the best confidence and the recognizer's CPU seconds.
+    """
+    endpointer = Endpointer(webrtc_classifier())
+    step = round(CHUNK * RATE)
+    utterances = []
+    stream = np.concatenate([signal, tail])
+    for i in range(0, len(stream), step):
+        utterances += endpointer.feed(stream[i : i + step], i / RATE)
+        if i >= len(signal) and utterances:
+            break
+    parses, texts, best, cpu = [], [], 0.0, 0.0
+    for utterance in utterances:
+        start = time.process_time()
+        heard = recognizer.recognize(utterance.samples, RATE)
+        cpu += time.process_time() - start
+        best = max(best, heard.confidence)
+        if heard.text:
+            texts.append(heard.text)
+            parsed = grammar.parse(heard.text, list(roster))
+            if isinstance(parsed, Parsed):
+                parses.append(parsed)
+    return parses, texts, best, cpu
+
+
+def measure(job: tuple[int, Command, list[Condition], tuple[str, ...], int]) -> list[dict[str, Any]]:
+    """Every engine, grammar and condition for one command (in a worker of ``benchmarks.pool``)."""
+    index, command, conds, phase_conds, seed = job
+    grammar: Grammar = W["grammar"]
+    speech = spoken(command.text, command.voice)
+    pad = lambda n: np.zeros(round(n * RATE), np.float32)  # noqa: E731
+    clean = np.concatenate([pad(LEAD_IN), speech, pad(TAIL)])
+    rows = []
+    for cond_i, cond in enumerate(conds):
+        rng = np.random.default_rng([seed, index, cond_i])
+        if cond.snr is None and cond.hiss is None:
+            signal, tail, other = clean, pad(8.0), None
+        elif cond.snr is None:
+            floor = (rng.standard_normal(len(clean) + 8 * RATE) * 10 ** (cond.hiss / 20)).astype(np.float32)
+            signal, tail, other = clean + floor[: len(clean)], floor[len(clean) :], None
+        else:
+            bed = noise_for(W["noise"], len(clean) + 8 * RATE, rng)
+            # Scaled as scale_noise does, over the stretch under the command; the tail keeps the same level.
+            bed *= 10 ** ((snr_db(speech, bed[: len(clean)], peak=cond.peak) - cond.snr) / 20)
+            signal, tail = clean + bed[: len(clean)], bed[len(clean) :]
+            other = snr_db(speech, bed[: len(clean)], peak=not cond.peak)
+        for engine, recognizer in W["recognizers"].items():
+            for mode in ("full", "phase") if cond.label in phase_conds else ("full",):
+                if mode == "full":
+                    intents = None
+                elif command.intent in W["phases"][command.roster]:
+                    intents = W["phases"][command.roster][command.intent][1]
+                else:
+                    continue  # never listened for in any phase (e.g. a read-back answer)
+                recognizer.expect(grammar, list(command.roster), intents)
+                parses, texts, conf, cpu = _hear(recognizer, grammar, command.roster, signal, tail)
+                right = len(parses) == 1 and parses[0].intent == command.intent and parses[0].slots == command.slots
+                outcome = "right" if right else ("wrong" if parses else "missed")
+                rows.append({
+                    "i": index, "engine": engine, "grammar": mode, "cond": cond.label, "voice": command.voice,
+                    "intent": command.intent, "text": command.text, "heard": " | ".join(texts),
+                    "outcome": outcome, "confidence": round(conf, 3), "cpu": cpu,
+                    "seconds": len(speech) / RATE, "other_snr": other,
+                })
+    return rows
+
+
+#: Where the phase grammar is measured too (clean only: 12 and 6 dB would add about a minute).
+PHASE_CONDITIONS = ("clean",)
+
+
+def jobs(*, per_template: int = 3, rosters: tuple = ROSTERS, conds: list[Condition] | None = None,
+         phase_conds: Sequence[str] = PHASE_CONDITIONS, seed: int = 0) -> tuple[list[Command], list[Any]]:
+    """The commands, and a pool job per command: every condition with the full grammar, and the phase
+    grammar at ``phase_conds``."""
+    cmds = commands(load_grammar("en"), per_template=per_template, rosters=rosters, seed=seed)
+    conds = conds or conditions()
+    return cmds, [(measure, (i, c, conds, tuple(phase_conds), seed)) for i, c in enumerate(cmds)]
+
+
+def _rate(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = Counter(r["outcome"] for r in rows)
+    n = len(rows)
+    return {"n": n, "right": counts["right"], "wrong": counts["wrong"], "missed": counts["missed"],
+            "rate": round(counts["right"] / n, 4) if n else None}
+
+
+def summarize(rows: list[dict[str, Any]], cmds: list[Command], conds: list[Condition],
+              seconds: float) -> dict[str, Any]:
+    """Acceptance by engine, grammar and condition; by voice; by intent; the SNR the other way; misses."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[(r["engine"], r["grammar"], r["cond"])].append(r)
+        groups[(r["engine"], r["grammar"], r["cond"], "voice", r["voice"])].append(r)
+        groups[(r["engine"], r["grammar"], r["cond"], "intent", r["intent"])].append(r)
+    out: dict[str, Any] = {}
+    for engine in sorted({r["engine"] for r in rows}):
+        per: dict[str, Any] = {}
+        for mode in sorted({r["grammar"] for r in rows if r["engine"] == engine}):
+            table: dict[str, Any] = {}
+            for cond in conds:
+                key = (engine, mode, cond.label)
+                if key not in groups:
+                    continue
+                cell = _rate(groups[key])
+                others = [r["other_snr"] for r in groups[key] if r["other_snr"] is not None]
+                if others:
+                    cell["other_definition_snr_db_mean"] = round(float(np.mean(others)), 1)
+                cell["by_voice"] = {k[4]: _rate(v)["rate"] for k, v in groups.items()
+                                    if len(k) == 5 and k[:3] == key and k[3] == "voice"}
+                cell["by_intent"] = {k[4]: _rate(v)["rate"] for k, v in groups.items()
+                                     if len(k) == 5 and k[:3] == key and k[3] == "intent"}
+                table[cond.label] = cell
+            per[mode] = table
+        mine = [r for r in rows if r["engine"] == engine and r["grammar"] == "full"]
+        cpu, audio = sum(r["cpu"] for r in mine), sum(r["seconds"] for r in mine)
+        clean = [r for r in mine if r["cond"] == "clean"]
+        per["recognizer_rtf"] = round(cpu / audio, 4) if audio else None
+        per["confidence_clean"] = _quantiles([r["confidence"] for r in clean])
+        per["confidence_clean_hist"] = hist([r["confidence"] for r in clean])
+        per["misses_clean"] = [{k: r[k] for k in ("text", "voice", "heard", "outcome", "confidence")}
+                               for r in clean if r["outcome"] != "right"]
+        out[engine] = per
+    return {
+        "commands": len(cmds),
+        "voices": sorted({c.voice for c in cmds}),
+        "rosters": [list(r) for r in sorted({c.roster for c in cmds})],
+        "intents": dict(Counter(c.intent for c in cmds)),
+        "conditions": [c.label for c in conds],
+        "babble": {"seconds": BABBLE_SECONDS, "talkers": 8},
+        "engines": out,
+        "seconds": round(seconds, 1),
+    }
+
+
+def _quantiles(values: list[float]) -> dict[str, float] | None:
+    if not values:
+        return None
+    q = np.quantile(values, [0.05, 0.25, 0.5, 0.75, 0.95])
+    return {k: round(float(v), 3) for k, v in zip(("p5", "p25", "p50", "p75", "p95"), q, strict=True)}
+
+
+def hist(values: list[float]) -> dict[str, Any]:
+    """Counts of confidences in tenths (0.0-0.1, ..., 0.9-1.0)."""
+    counts = np.histogram(values, bins=10, range=(0.0, 1.0))[0] if values else np.zeros(10, int)
+    return {"bins": [round(i / 10, 1) for i in range(10)], "counts": [int(c) for c in counts], "n": len(values)}

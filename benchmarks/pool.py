@@ -1,0 +1,53 @@
+"""Worker processes for the listening benchmarks: each loads its own recognizers once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: The state of one worker process: grammar, recognizers by engine name, babble, anything kept alive.
+W: dict[str, Any] = {}
+
+
+def _init(engines: dict[str, Path | None], noise: np.ndarray) -> None:
+    from benchmarks.corpus import ROSTERS
+    from benchmarks.phases import grammar_for_intent, phase_intents
+    from moderator.listening import make_recognizer
+    from moderator.speech.grammar import load_grammar
+
+    W.update(
+        grammar=load_grammar("en"),
+        noise=noise,
+        recognizers={name: make_recognizer(name, model) for name, model in engines.items()},
+        phases={roster: grammar_for_intent(phase_intents(roster)) for roster in ROSTERS},
+        # Recognizers cache compiled grammars by id(grammar): keep every grammar alive so no id is reused.
+        keep=[],
+    )
+
+
+def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
+    fn, arg = job
+    return fn(arg)
+
+
+def run(engines: dict[str, Path | None], noise: np.ndarray, jobs: list[tuple[Callable[[Any], Any], Any]], *,
+        processes: int = 2, log: Callable[[str], None] = print, label: str = "jobs") -> list[Any]:
+    """Run ``fn(arg)`` for every job over ``processes`` workers; results in job order.
+
+    Raises:
+        BrokenProcessPool: a worker died (a recognizer crashing in its C code, say) instead of hanging.
+    """
+    started = time.perf_counter()
+    results: list[Any] = [None] * len(jobs)
+    with ProcessPoolExecutor(processes, initializer=_init, initargs=(engines, noise)) as executor:
+        futures = {executor.submit(_call, job): i for i, job in enumerate(jobs)}
+        for n, future in enumerate(as_completed(futures), 1):
+            results[futures[future]] = future.result()
+            if n % 100 == 0 or n == len(jobs):
+                log(f"  {label}: {n}/{len(jobs)} ({time.perf_counter() - started:.0f} s)")
+    return results

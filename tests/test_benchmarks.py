@@ -1,0 +1,55 @@
+"""The recognition benchmark suite runs end to end on a small subset (it checks the harness, not the figures)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from benchmarks.false_accepts import _poisson_upper
+from moderator.adapters.player_voice import parse_voice, speak
+from moderator.errors import ScenarioError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_quick_suite_writes_results_report_and_plot(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--out", str(tmp_path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / "results.json").read_text())
+    engine = result["acceptance"]["engines"]["pocketsphinx"]
+    assert engine["full"]["clean"]["n"] == result["acceptance"]["commands"] > 0
+    assert {"clean", "12 dB peak"} <= set(engine["full"])
+    assert engine["full"]["12 dB peak"]["other_definition_snr_db_mean"] is not None
+    fa = result["false_accepts"]["pocketsphinx"]
+    assert fa["without wake word"]["by_kind"]["all"]["hours"] > 0
+    assert fa["with wake word"]["wake_word"] == "moderator"
+    cost = result["cost"]["pocketsphinx"]
+    assert cost["peak_rss_mb"] > 0 and cost["launch_to_listening_s"] > 0
+    report = (tmp_path / "report.md").read_text()
+    assert "python -m benchmarks --quick" in report
+    assert "≥ 98%" in report and "≤ 0.5" in report and "≤ 300 MB" in report
+    ET.fromstring((tmp_path / "acceptance.svg").read_text())  # well-formed
+
+
+def test_poisson_upper_bound() -> None:
+    assert _poisson_upper(0) == pytest.approx(2.996, abs=0.01)
+    assert _poisson_upper(3) == pytest.approx(7.754, abs=0.01)
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_espeak_voice_options_change_the_speech() -> None:
+    assert parse_voice("espeak-ng:en-us+f3,speed=150,pitch=70") == ("espeak-ng", "en-us+f3,speed=150,pitch=70")
+    slow = speak("start the game", "espeak-ng:en-us,speed=120")
+    fast = speak("start the game", "espeak-ng:en-us,speed=250")
+    assert slow.duration > fast.duration * 1.5
+    for bad in ("espeak-ng:en-us,speed=fast", "espeak-ng:en-us,volume=3", "espeak-ng:en-us,pitch=120"):
+        with pytest.raises(ScenarioError):
+            parse_voice(bad)
