@@ -428,3 +428,12 @@ def test_models_download_error_goes_through_the_cli_boundary(tmp_path, monkeypat
     status = cli.main(["models", "download", "--dir", str(tmp_path)], env)
     assert status == ModelError.exit_code
     assert "moderator: error: cannot reach alphacephei.com: no network?" in env.stderr.getvalue()
+
+
+def test_a_model_that_knows_none_of_the_words_is_a_clear_error_not_a_crash(recognizer):
+    """vosk segfaults on an empty phrase list; the Korean model knows no English command word."""
+    from moderator.models import ModelError
+    from moderator.speech.grammar import load_grammar
+
+    with pytest.raises(ModelError, match="knows none of the words"):
+        recognizer.expect(load_grammar("en"), ["Alice"], ["pause"])

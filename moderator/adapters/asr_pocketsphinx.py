@@ -232,7 +232,7 @@ class PocketsphinxRecognizer:
         """Pronunciations made up for words the dictionary lacked, by word."""
         self.last: Scores | None = None
         """The scores behind the last ``recognize``."""
-        self._searches: dict[tuple[object, ...], tuple[str, Any]] = {}
+        self._searches: dict[tuple[Any, ...], tuple[str, Any]] = {}
         self._active: tuple[str, Any] | None = None
         try:
             self._decoder = Decoder(hmm=str(root / "en-us"), dict=str(root / "cmudict-en-us.dict"), lm=None,
@@ -285,7 +285,8 @@ class PocketsphinxRecognizer:
 
     def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
         """Compile (once per grammar, roster and intents) and switch to the JSGF search."""
-        key = (id(grammar), tuple(roster), None if intents is None else tuple(intents))
+        # The grammar itself is the key (not its id): the cache keeps it alive, so no new one gets its id.
+        key = (grammar, tuple(roster), None if intents is None else tuple(intents))
         if key not in self._searches:
             self.ensure_words(words(grammar, roster, intents))
             name, jsgf = f"jsgf{len(self._searches)}", to_jsgf(grammar, roster, intents)

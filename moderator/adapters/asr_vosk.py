@@ -96,9 +96,13 @@ class VoskRecognizer:
     def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
         """Build the phrase list for these intents and roster, and a recognizer for it (once for each:
         the listening loop switches back and forth between rooms and phases)."""
-        key = (id(grammar), tuple(roster), None if intents is None else tuple(intents))
+        # The grammar itself is the key (not its id): the cache keeps it alive, so no new one gets its id.
+        key = (grammar, tuple(roster), None if intents is None else tuple(intents))
         if key not in self._recognizers:
             phrases = phrase_list(grammar, roster, intents, self.knows)
+            if not phrases:  # vosk crashes (segfault) on an empty phrase list
+                raise ModelError(f"the vosk model {self.path.name} knows none of the words of the commands: "
+                                 "is it an English model? (moderator models download)")
             if self.knows(UNK):
                 phrases.append(UNK)
             recognizer = self._vosk.KaldiRecognizer(self._model, RATE, json.dumps(phrases, ensure_ascii=False))
