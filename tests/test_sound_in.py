@@ -17,9 +17,10 @@ from fake_sd_in import FakeInSD, FakeInStream, FakePortAudioError, FakeTime
 from fakes import FakeAudioIn
 from pulse import PulseBench, pulse_bench
 
-from moderator.adapters import sound_in, sound_out
+from moderator.adapters import sound_in, sound_out, stream
 from moderator.adapters.clock import VirtualClock
-from moderator.adapters.sound_in import SoundDeviceIn, resolve_input_device
+from moderator.adapters.sound_in import SoundDeviceIn
+from moderator.adapters.sound_out import resolve_device
 from moderator.errors import DeviceError
 from moderator.ports import AudioIn
 
@@ -36,6 +37,7 @@ def sd(monkeypatch: pytest.MonkeyPatch) -> FakeInSD:
 def mono(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     fake = FakeTime()
     monkeypatch.setattr(sound_in, "time", fake)
+    monkeypatch.setattr(stream, "time", fake)  # the stall check and failure times live there
     return fake
 
 
@@ -125,25 +127,25 @@ class TestSoundDeviceIn(AudioInContract):
 
 
 def test_resolve_by_index_exact_name_and_unique_substring(sd: FakeInSD) -> None:
-    assert resolve_input_device(2) == 2
-    assert resolve_input_device("3") == 3
-    assert resolve_input_device("usb mic") == 2
-    assert resolve_input_device("webcam") == 3
-    assert resolve_input_device("pulse") == 0
+    assert resolve_device(2, direction="input") == 2
+    assert resolve_device("3", direction="input") == 3
+    assert resolve_device("usb mic", direction="input") == 2
+    assert resolve_device("webcam", direction="input") == 3
+    assert resolve_device("pulse", direction="input") == 0
 
 
 def test_unknown_ambiguous_and_output_only_devices_list_the_microphones(sd: FakeInSD) -> None:
     with pytest.raises(DeviceError) as err:
-        resolve_input_device("foo")
+        resolve_device("foo", direction="input")
     assert str(err.value) == (
         "unknown input device (microphone) 'foo'; available: 0 pulse, 2 USB Mic, 3 Webcam Mic, 4 default"
     )
     with pytest.raises(DeviceError, match="'mic' is ambiguous: it matches 2 USB Mic, 3 Webcam Mic"):
-        resolve_input_device("mic")
+        resolve_device("mic", direction="input")
     with pytest.raises(DeviceError, match="device 1 'roomA' has no input channels; available: 0 pulse"):
-        resolve_input_device(1)
+        resolve_device(1, direction="input")
     with pytest.raises(DeviceError, match=r"unknown input device .* 'roomA'"):
-        resolve_input_device("roomA")  # an output-only device is not looked for by name
+        resolve_device("roomA", direction="input")  # an output-only device is not looked for by name
 
 
 def test_microphone_choices_that_cannot_work_are_refused(sd: FakeInSD) -> None:

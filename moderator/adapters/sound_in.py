@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from moderator.adapters import sound_out
+from moderator.adapters.stream import WatchedStream
 from moderator.errors import DeviceError
 from moderator.ports import Clock, MicChunk
 
@@ -38,50 +39,20 @@ def list_input_devices() -> list[dict[str, Any]]:
     return [dev for dev in sound_out.list_devices() if dev["inputs"] > 0]
 
 
-def resolve_input_device(spec: str | int, devices: list[dict[str, Any]] | None = None) -> int:
-    """The index of an input device named by index or by name (exact, ignoring case, then a unique substring).
-
-    Raises:
-        DeviceError: unknown, ambiguous or output-only; the message lists the input devices.
-    """
-    devices = sound_out.list_devices() if devices is None else devices
-    inputs = [dev for dev in devices if dev["inputs"] > 0]
-    available = ", ".join(f"{dev['index']} {dev['name']}" for dev in inputs) or "none"
-    text = str(spec).strip()
-    if isinstance(spec, int) or text.isdigit():
-        found = [dev for dev in devices if dev["index"] == int(text)]
-    else:
-        found = [dev for dev in inputs if dev["name"].lower() == text.lower()]
-        found = found or [dev for dev in inputs if text.lower() in dev["name"].lower()]
-    if not found:
-        raise DeviceError(f"unknown input device (microphone) {spec!r}; available: {available}")
-    if len(found) > 1:
-        names = ", ".join(f"{dev['index']} {dev['name']}" for dev in found)
-        raise DeviceError(f"input device {spec!r} is ambiguous: it matches {names}; name it by number")
-    if found[0]["inputs"] < 1:
-        raise DeviceError(
-            f"device {found[0]['index']} {found[0]['name']!r} has no input channels; available: {available}"
-        )
-    return int(found[0]["index"])
-
-
-class _Input:
+class _Input(WatchedStream):
     """One PortAudio input stream; its callback runs in PortAudio's thread and only queues."""
+
+    STALLED = "it delivered no audio for {seconds:g} s (device lost or muted?)"
 
     def __init__(self, mic: str | None, device: int, name: str, rate: int, clock: Clock,
                  out: queue.SimpleQueue[MicChunk]) -> None:
+        super().__init__()
         self.mic, self.device, self.name, self.rate = mic, device, name, rate
         self._clock, self._out = clock, out
-        self.stream: Any = None
-        self._closing = False
         self._next: float | None = None  # clock time of the next block's first sample
-        self.failure: str | None = None  # why the stream failed, while it has
-        self.failed_at = 0.0  # time.monotonic() of the failure, or of the last attempt to reopen
-        self.reported = False
         self.heard = False  # a block arrived since the failure
         self.overflows = 0  # blocks PortAudio dropped because we were late: audio lost
         self.overflow_reported = False
-        self.last_callback = 0.0
 
     @property
     def label(self) -> str:
@@ -124,43 +95,11 @@ class _Input:
         self.heard = True
         self.last_callback = time.monotonic()
 
-    def _finished(self) -> None:
-        if not self._closing:
-            self.fail("the stream stopped unexpectedly (device lost?)")
-
-    def check(self, stall_after: float) -> None:
-        """Notice a stream that stopped, or delivered nothing for ``stall_after`` s, without telling us."""
-        if self.failure is not None or self.stream is None:
-            return
-        try:
-            active = self.stream.active
-        except Exception as exc:  # a lost device may fail even this query
-            self.fail(f"the stream cannot be queried: {exc}")
-            return
-        if not active:
-            self.fail("the stream is no longer active (device lost?)")
-        elif time.monotonic() - self.last_callback > stall_after:
-            self.fail(f"it delivered no audio for {stall_after:g} s (device lost or muted?)")
-
     def fail(self, reason: str) -> None:
         """Mark the stream failed (it may come back on its own, or be reopened)."""
         if self.failure is None:
-            self.failure, self.failed_at, self.heard = reason, time.monotonic(), False
-
-    def close(self) -> None:
-        """Stop and close the stream."""
-        self._closing = True
-        stream, self.stream = self.stream, None
-        if stream is None:
-            return
-        # A lost device may refuse to stop or close; there is nothing left to do about it then.
-        with contextlib.suppress(Exception):
-            if self.failure is None:
-                stream.stop()
-            else:
-                stream.abort()
-        with contextlib.suppress(Exception):
-            stream.close()
+            self.heard = False
+        super().fail(reason)
 
 
 class SoundDeviceIn:
@@ -201,10 +140,11 @@ class SoundDeviceIn:
         if shared is not None:
             if room_a is not None or room_b is not None:
                 raise DeviceError("a shared microphone hears both rooms; do not also name room microphones")
-            chosen: dict[str | None, int] = {None: resolve_input_device(shared, devices)}
+            chosen: dict[str | None, int] = {None: sound_out.resolve_device(shared, devices, direction="input")}
         else:
             specs = {"A": room_a, "B": room_b}
-            chosen = {room: resolve_input_device(spec, devices) for room, spec in specs.items() if spec is not None}
+            chosen = {room: sound_out.resolve_device(spec, devices, direction="input")
+                      for room, spec in specs.items() if spec is not None}
             if not chosen:
                 raise DeviceError("no microphone given: name one per room, or one shared by both rooms")
             if len(set(chosen.values())) < len(chosen):

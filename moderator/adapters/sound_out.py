@@ -13,7 +13,6 @@ clip, the requested time and that estimated DAC time mapped back to the clock.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from moderator.adapters.stream import WatchedStream
 from moderator.errors import DeviceError
 
 if TYPE_CHECKING:
@@ -69,31 +69,36 @@ def list_output_devices() -> list[dict[str, Any]]:
     return [dev for dev in list_devices() if dev["outputs"] > 0]
 
 
-def resolve_device(spec: str | int, devices: list[dict[str, Any]] | None = None) -> int:
-    """The index of an output device named by index or by name.
+#: For each direction: the channel count that must be non-zero, and how messages name such a device.
+_DIRECTIONS = {"output": ("outputs", "output device"), "input": ("inputs", "input device (microphone)")}
+
+
+def resolve_device(spec: str | int, devices: list[dict[str, Any]] | None = None, *, direction: str = "output") -> int:
+    """The index of an output (or ``direction="input"``) device named by index or by name.
 
     A name matches exactly (ignoring case) first, then as a unique substring.
 
     Raises:
-        DeviceError: unknown, ambiguous or input-only; the message lists the output devices.
+        DeviceError: unknown, ambiguous or without channels that way; the message lists the devices that have.
     """
+    channels, noun = _DIRECTIONS[direction]
     devices = list_devices() if devices is None else devices
-    outputs = [dev for dev in devices if dev["outputs"] > 0]
-    available = ", ".join(f"{dev['index']} {dev['name']}" for dev in outputs) or "none"
+    usable = [dev for dev in devices if dev[channels] > 0]
+    available = ", ".join(f"{dev['index']} {dev['name']}" for dev in usable) or "none"
     text = str(spec).strip()
     if isinstance(spec, int) or text.isdigit():
         found = [dev for dev in devices if dev["index"] == int(text)]
     else:
-        found = [dev for dev in outputs if dev["name"].lower() == text.lower()]
-        found = found or [dev for dev in outputs if text.lower() in dev["name"].lower()]
+        found = [dev for dev in usable if dev["name"].lower() == text.lower()]
+        found = found or [dev for dev in usable if text.lower() in dev["name"].lower()]
     if not found:
-        raise DeviceError(f"unknown output device {spec!r}; available: {available}")
+        raise DeviceError(f"unknown {noun} {spec!r}; available: {available}")
     if len(found) > 1:
         names = ", ".join(f"{dev['index']} {dev['name']}" for dev in found)
-        raise DeviceError(f"output device {spec!r} is ambiguous: it matches {names}; name it by number")
-    if found[0]["outputs"] < 1:
+        raise DeviceError(f"{direction} device {spec!r} is ambiguous: it matches {names}; name it by number")
+    if found[0][channels] < 1:
         raise DeviceError(
-            f"device {found[0]['index']} {found[0]['name']!r} has no output channels; available: {available}"
+            f"device {found[0]['index']} {found[0]['name']!r} has no {direction} channels; available: {available}"
         )
     return int(found[0]["index"])
 
@@ -111,8 +116,10 @@ class _Voice:
     pos: int = 0  # samples already written
 
 
-class _Output:
+class _Output(WatchedStream):
     """One PortAudio output stream and the voices it mixes; the callback runs in PortAudio's thread."""
+
+    STALLED = "it pulled no audio for {seconds:g} s (device lost or suspended?)"
 
     def __init__(
         self,
@@ -124,6 +131,7 @@ class _Output:
         latency: float,
         on_start: Callable[[str, float, float], None],
     ) -> None:
+        super().__init__()
         self.device, self.name, self.rooms = device, name, rooms
         self.channels, self.rate, self.latency = channels, rate, latency
         self._on_start = on_start
@@ -132,14 +140,8 @@ class _Output:
         self._voices: list[_Voice] = []
         self._frames = 0  # frames handed to PortAudio so far
         self.drain_until = 0.0  # stream time when the last sample written so far reaches the DAC
-        self._closing = False
-        self.stream: Any = None
-        self.failure: str | None = None  # why the stream failed, once it has
-        self.failed_at = 0.0  # time.monotonic() of the failure
-        self.reported = False  # the failure has been logged
         self.underflows = 0  # buffers the device wanted before we had them ready: audible glitches
         self.underflow_reported = False
-        self.last_callback = 0.0
 
     @property
     def label(self) -> str:
@@ -225,28 +227,9 @@ class _Output:
         self._frames += frames
         self.last_callback = time.monotonic()
 
-    def _finished(self) -> None:
-        if not self._closing:
-            self.fail("the stream stopped unexpectedly (device lost?)")
-
-    def check(self, stall_after: float) -> None:
-        """Notice a stream that stopped, or pulled no audio for ``stall_after`` s, without telling us."""
-        if self.failure is not None or self.stream is None:
-            return
-        try:
-            active = self.stream.active
-        except Exception as exc:  # a lost device may fail even this query
-            self.fail(f"the stream cannot be queried: {exc}")
-            return
-        if not active:
-            self.fail("the stream is no longer active (device lost?)")
-        elif time.monotonic() - self.last_callback > stall_after:
-            self.fail(f"it pulled no audio for {stall_after:g} s (device lost or suspended?)")
-
     def fail(self, reason: str) -> None:
         """Mark the stream failed and drop its voices; it is closed on the next reopen or close."""
-        if self.failure is None:
-            self.failure, self.failed_at = reason, time.monotonic()
+        super().fail(reason)
         with self._lock:
             self._pending.clear()
             self._voices.clear()
@@ -262,21 +245,6 @@ class _Output:
             return self.failure is not None or self.stream is None or self.stream.time >= self.drain_until
         except Exception:  # a lost device: nothing more will drain
             return True
-
-    def close(self) -> None:
-        """Stop and close the stream."""
-        self._closing = True
-        stream, self.stream = self.stream, None
-        if stream is None:
-            return
-        # A lost device may refuse to stop or close; there is nothing left to do about it then.
-        with contextlib.suppress(Exception):
-            if self.failure is None:
-                stream.stop()
-            else:
-                stream.abort()
-        with contextlib.suppress(Exception):
-            stream.close()
 
 
 class SoundDeviceOut:

@@ -1,0 +1,66 @@
+"""The lifecycle both PortAudio adapters share: a stream that may stop, stall or vanish, and its close."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any
+
+
+class WatchedStream:
+    """One PortAudio stream (set ``stream``) whose health is watched from the caller's thread.
+
+    Its callback must set ``last_callback`` (``time.monotonic()``); ``check`` then notices a stream that
+    stopped, or went quiet for a while, without PortAudio telling us. Subclasses say what quiet means
+    (``STALLED``) and may do more when the stream fails (``fail``).
+    """
+
+    STALLED = "it moved no audio for {seconds:g} s (device lost?)"
+    """Why a stream that went quiet failed; ``{seconds}`` is the stall time."""
+
+    def __init__(self) -> None:
+        self.stream: Any = None
+        self._closing = False  # closing on purpose: the stream's end is not a failure
+        self.failure: str | None = None  # why the stream failed, while it has
+        self.failed_at = 0.0  # time.monotonic() of the failure, or of the last attempt to reopen
+        self.reported = False  # the failure has been logged
+        self.last_callback = 0.0
+
+    def _finished(self) -> None:
+        """PortAudio's ``finished_callback``."""
+        if not self._closing:
+            self.fail("the stream stopped unexpectedly (device lost?)")
+
+    def check(self, stall_after: float) -> None:
+        """Notice a stream that stopped, or moved no audio for ``stall_after`` s, without telling us."""
+        if self.failure is not None or self.stream is None:
+            return
+        try:
+            active = self.stream.active
+        except Exception as exc:  # a lost device may fail even this query
+            self.fail(f"the stream cannot be queried: {exc}")
+            return
+        if not active:
+            self.fail("the stream is no longer active (device lost?)")
+        elif time.monotonic() - self.last_callback > stall_after:
+            self.fail(self.STALLED.format(seconds=stall_after))
+
+    def fail(self, reason: str) -> None:
+        """Mark the stream failed (the first reason is kept)."""
+        if self.failure is None:
+            self.failure, self.failed_at = reason, time.monotonic()
+
+    def close(self) -> None:
+        """Stop and close the stream."""
+        self._closing = True
+        stream, self.stream = self.stream, None
+        if stream is None:
+            return
+        # A lost device may refuse to stop or close; there is nothing left to do about it then.
+        with contextlib.suppress(Exception):
+            if self.failure is None:
+                stream.stop()
+            else:
+                stream.abort()
+        with contextlib.suppress(Exception):
+            stream.close()
