@@ -11,7 +11,7 @@ from moderator.audio.endpoint import RATE, Endpointer, Utterance
 from moderator.game.engine import Engine
 from moderator.game.state import ROOMS
 from moderator.ports import Recognizer, Transcript
-from moderator.speech.grammar import ANSWERS, Grammar, NoParse, Parsed
+from moderator.speech.grammar import ANSWERS, Grammar, Parsed
 from moderator.speech.template import normalize
 
 #: After the moderator stops speaking, its own voice may still echo in the room this long.
@@ -95,34 +95,39 @@ class Listener:
 
     def understood(self, mic: str | None, heard: Transcript, t: float) -> bool:
         """Act on a transcript: a command goes to the engine; a doubtful one gets "sorry" at most once."""
+        players = self.engine.state.players
         if not heard.text and heard.guess and heard.confidence >= ANSWER_CONFIDENCE:
-            answer = self.grammar.parse(heard.guess, self.engine.state.players)
+            answer = self.grammar.parse(heard.guess, players)
             if isinstance(answer, Parsed) and answer.intent in ANSWERS:
-                heard = Transcript(heard.guess, heard.confidence)
+                return self._act(mic, answer)
         if not heard.text:
             if heard.confidence >= UNSURE:
                 self._pardon(mic, t)
             return False
-        parsed = self.grammar.parse(heard.text, self.engine.state.players)
-        if isinstance(parsed, NoParse):
-            addressed = not self.wake_word or [w.lower() for w in normalize(heard.text)][: len(self.wake_word)] \
-                == self.wake_word
-            reason = parsed.reason if addressed else "it did not start with the wake word"
-            self.engine.emit("rejected", room=mic or "both", text=heard.text, reason=reason, key="refuse.parse",
-                             intent=None)
-            if addressed:
-                self._pardon(mic, t)
-            return False
-        accepted = self.engine.handle_text(self._unaddressed(heard.text), mic, spoken=True)
+        parsed = self.grammar.parse(heard.text, players)
+        if isinstance(parsed, Parsed):
+            return self._act(mic, parsed)
+        addressed, _ = self._addressed(heard.text)
+        reason = parsed.reason if addressed else "it did not start with the wake word"
+        self.engine.emit("rejected", room=mic or "both", text=heard.text, reason=reason, key="refuse.parse",
+                         intent=None)
+        if addressed:
+            self._pardon(mic, t)
+        return False
+
+    def _act(self, mic: str | None, parsed: Parsed) -> bool:
+        """Hand a parsed command to the engine, as said after the wake word."""
+        _, command = self._addressed(parsed.text)
+        accepted = self.engine.handle(Parsed(parsed.intent, parsed.slots, command), mic, spoken=True)
         self._pardoned.pop(mic, None)
         return accepted
 
-    def _unaddressed(self, text: str) -> str:
-        """The command without the wake word in front."""
+    def _addressed(self, text: str) -> tuple[bool, str]:
+        """Whether ``text`` starts with the wake word (always true without one), and the words after it."""
         words = normalize(text)
-        if self.wake_word and [w.lower() for w in words[: len(self.wake_word)]] == self.wake_word:
-            words = words[len(self.wake_word) :]
-        return " ".join(words)
+        if [w.lower() for w in words[: len(self.wake_word)]] == self.wake_word:
+            return True, " ".join(words[len(self.wake_word) :])
+        return False, " ".join(words)
 
     def _pardon(self, mic: str | None, t: float) -> None:
         last = self._pardoned.get(mic)
