@@ -6,35 +6,16 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
 
 
-class FakePortAudioError(Exception):
-    pass
-
-
-class FakeInStream:
+class FakeInStream(FakePortAudioStream):
     """An InputStream whose callback the test drives, block by block, with chosen ADC times."""
 
     def __init__(self, sd: FakeInSD, **kwargs: Any) -> None:
-        if sd.refuse_open:
-            raise FakePortAudioError("Device unavailable")
-        self.kwargs = kwargs
-        self.rate, self.blocksize = kwargs["samplerate"], kwargs["blocksize"]
+        super().__init__(sd, **kwargs)
+        self.blocksize = kwargs["blocksize"]
         self.time = 500.0  # the stream clock; unrelated to the game clock on purpose
-        self.active = self.stopped = self.aborted = self.closed = False
-        sd.streams.append(self)
-
-    def start(self) -> None:
-        self.active = True
-
-    def stop(self) -> None:
-        self.active, self.stopped = False, True
-
-    def abort(self) -> None:
-        self.active, self.aborted = False, True
-
-    def close(self) -> None:
-        self.closed = True
 
     def deliver(self, samples: np.ndarray, *, age: float | None = None, overflow: bool = False) -> None:
         """One block whose first sample reached the ADC ``age`` s before the callback (default: its length)."""
@@ -46,40 +27,22 @@ class FakeInStream:
         self.kwargs["callback"](indata, frames, info, SimpleNamespace(input_overflow=overflow))
 
 
-class FakeInSD:
+class FakeInSD(FakeSounddevice):
     """Just the parts of ``sounddevice`` the microphone adapter uses."""
 
-    PortAudioError = FakePortAudioError
-
     def __init__(self) -> None:
-        def dev(name: str, outputs: int, inputs: int, rate: float = 44100.0) -> dict[str, Any]:
-            return {"name": name, "hostapi": 0, "max_input_channels": inputs, "max_output_channels": outputs,
-                    "default_samplerate": rate}
-
-        self.devices = [
-            dev("pulse", 32, 32),
-            dev("roomA", 2, 0),
-            dev("USB Mic", 0, 1),
-            dev("Webcam Mic", 0, 2, 48000.0),
-            dev("default", 32, 32),
-        ]
-        self.default = SimpleNamespace(device=(4, 4))
-        self.streams: list[FakeInStream] = []
-        self.refuse_open = False
-        self.refused_rates: set[int] = set()
-
-    def query_devices(self) -> list[dict[str, Any]]:
-        return self.devices
-
-    def query_hostapis(self) -> list[dict[str, Any]]:
-        return [{"name": "ALSA"}]
+        super().__init__([
+            device("pulse", 32, 32),
+            device("roomA", 2, 0),
+            device("USB Mic", 0, 1),
+            device("Webcam Mic", 0, 2, 48000.0),
+            device("default", 32, 32),
+        ])
 
     def InputStream(self, **kwargs: Any) -> FakeInStream:  # mirrors sounddevice's name
         return FakeInStream(self, **kwargs)
 
-    def check_input_settings(self, **kwargs: Any) -> None:
-        if kwargs["samplerate"] in self.refused_rates:
-            raise FakePortAudioError("Invalid sample rate")
+    check_input_settings = FakeSounddevice.check_settings
 
 
 class FakeTime:

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from fake_sd_in import FakeInSD, FakeInStream, FakePortAudioError, FakeTime
+from fake_sd_in import FakeInSD, FakeInStream, FakeTime
+from fake_sounddevice import FakePortAudioError
 from fakes import FakeAudioIn
 from pulse import PulseBench, pulse_bench
 

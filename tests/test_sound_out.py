@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
 from pulse import PulseBench, pulse_bench
 
 from moderator.adapters import sound_out
@@ -30,34 +31,13 @@ RATE = 44100
 # --- a fake sounddevice module --------------------------------------------------------------------------------
 
 
-class FakePortAudioError(Exception):
-    pass
-
-
-class FakeStream:
+class FakeStream(FakePortAudioStream):
     """An OutputStream whose callback the test drives, buffer by buffer, with chosen DAC times."""
 
     def __init__(self, sd: FakeSD, **kwargs: Any) -> None:
-        if sd.refuse_open:
-            raise FakePortAudioError("Device unavailable")
-        self.kwargs = kwargs
-        self.channels, self.rate = kwargs["channels"], kwargs["samplerate"]
-        self.latency = kwargs["latency"]
+        super().__init__(sd, **kwargs)
+        self.channels, self.latency = kwargs["channels"], kwargs["latency"]
         self.time = 1000.0  # the stream clock; unrelated to the game clock on purpose
-        self.active = self.stopped = self.aborted = self.closed = False
-        sd.streams.append(self)
-
-    def start(self) -> None:
-        self.active = True
-
-    def stop(self) -> None:
-        self.active, self.stopped = False, True
-
-    def abort(self) -> None:
-        self.active, self.aborted = False, True
-
-    def close(self) -> None:
-        self.closed = True
 
     def pull(self, frames: int, dac: float, underflow: bool = False) -> np.ndarray:
         """Ask for one buffer whose first frame reaches the DAC at stream time ``dac``."""
@@ -67,46 +47,23 @@ class FakeStream:
         return out
 
 
-class FakeSD:
+class FakeSD(FakeSounddevice):
     """Just the parts of ``sounddevice`` the adapter uses."""
 
-    PortAudioError = FakePortAudioError
-
     def __init__(self) -> None:
-        def dev(name: str, outputs: int, inputs: int = 0) -> dict[str, Any]:
-            return {
-                "name": name,
-                "hostapi": 0,
-                "max_input_channels": inputs,
-                "max_output_channels": outputs,
-                "default_samplerate": float(RATE),
-            }
-
-        self.devices = [
-            dev("pulse", 32, 32),
-            dev("roomA", 2),
-            dev("roomB", 2),
-            dev("USB Mic", 0, 1),
-            dev("mono speaker", 1),
-            dev("default", 32, 32),
-        ]
-        self.default = SimpleNamespace(device=(5, 5))
-        self.streams: list[FakeStream] = []
-        self.refuse_open = False
-        self.refused_rates: set[int] = set()
-
-    def query_devices(self) -> list[dict[str, Any]]:
-        return self.devices
-
-    def query_hostapis(self) -> list[dict[str, Any]]:
-        return [{"name": "ALSA"}]
+        super().__init__([
+            device("pulse", 32, 32, RATE),
+            device("roomA", 2, rate=RATE),
+            device("roomB", 2, rate=RATE),
+            device("USB Mic", 0, 1, RATE),
+            device("mono speaker", 1, rate=RATE),
+            device("default", 32, 32, RATE),
+        ])
 
     def OutputStream(self, **kwargs: Any) -> FakeStream:  # mirrors sounddevice's name
         return FakeStream(self, **kwargs)
 
-    def check_output_settings(self, **kwargs: Any) -> None:
-        if kwargs["samplerate"] in self.refused_rates:
-            raise FakePortAudioError("Invalid sample rate")
+    check_output_settings = FakeSounddevice.check_settings
 
 
 @pytest.fixture
