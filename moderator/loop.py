@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
 
 import numpy as np
 
 from moderator.audio.clip import Clip
+from moderator.audio.echo import RESIDUAL_MARGIN, SPAN_AFTER, EchoPath, rooms_heard
 from moderator.audio.endpoint import RATE, Endpointer, Utterance
 from moderator.game.engine import Engine
 from moderator.game.state import ROOMS
@@ -14,7 +17,8 @@ from moderator.ports import Recognizer, Transcript
 from moderator.speech.grammar import ANSWERS, Grammar, Parsed
 from moderator.speech.template import normalize
 
-#: After the moderator stops speaking, its own voice may still echo in the room this long.
+#: After the moderator stops speaking, its own voice may still echo in the room this long (half-duplex
+#: without an echo path; ``moderator.audio.echo`` has its own).
 ECHO_TAIL = 0.3
 
 #: A transcript rejected for low confidence, but scoring at least this, was probably meant for the
@@ -41,11 +45,20 @@ class Listener:
     """Feeds each microphone's audio to the game.
 
     ``mics`` are the rooms with a microphone, or ``(None,)`` for one shared microphone (the room then
-    follows from the names said). Half-duplex: while the moderator speaks in a room (``speaking_until``),
-    that room's microphone is ignored, so it never hears itself. The recognizer is told to expect only
-    the commands that fit the current phase, with the names of that room's players; what it returns is
-    parsed again against the grammar. With a ``wake_word``, a command counts only when it starts with
-    it (answers to a question, such as "yes", do not need it).
+    follows from the names said). The recognizer is told to expect only the commands that fit the
+    current phase, with the names of that room's players; what it returns is parsed again against the
+    grammar. With a ``wake_word``, a command counts only when it starts with it (answers to a question,
+    such as "yes", do not need it).
+
+    The moderator's own voice: with an ``echo`` path, each microphone's audio has what the moderator
+    played cancelled out of it, so players can be heard while it talks (full duplex). Until a room's
+    canceller has adapted (or without one), that microphone is ignored while the moderator speaks there
+    (half-duplex, also what ``speaking_until`` gives without an echo path), and a player heard over the
+    moderator meanwhile is asked to say it again. A command heard while a long phrase plays cuts that
+    phrase short (``barge_in(room)``) before it is acted on.
+
+    With a streaming recognizer (pocketsphinx), each utterance is decoded while it is spoken, one
+    recognizer per microphone, and it ends after a short pause once what was said is a whole command.
     """
 
     def __init__(
@@ -57,14 +70,35 @@ class Listener:
         new_endpointer: Callable[[], Endpointer],
         speaking_until: Callable[[str], float] | None = None,
         wake_word: str | None = None,
+        echo: EchoPath | None = None,
+        barge_in: Callable[[str], bool] | None = None,
     ) -> None:
         self.engine = engine
         self.recognizer = recognizer
+        self.streaming = all(callable(getattr(recognizer, m, None)) for m in ("begin", "accept", "finish", "fork"))
+        # A stream is one utterance at a time: each microphone decodes on a recognizer of its own.
+        self.recognizers: dict[str | None, Any] = {
+            mic: recognizer.fork() if self.streaming else recognizer  # type: ignore[attr-defined]
+            for mic in mics}
         self.endpointers = {mic: new_endpointer() for mic in mics}
+        if echo is not None:
+            for mic, endpointer in self.endpointers.items():
+                if endpointer is not None:
+                    endpointer.echo_floor = partial(echo.residual_db, mic)
+                    endpointer.echo_margin = RESIDUAL_MARGIN
+        if self.streaming:
+            for mic, endpointer in self.endpointers.items():
+                if endpointer is not None:
+                    endpointer.on_audio = partial(self._stream, mic)
+                    endpointer.complete = partial(self._complete, mic)
+                    endpointer.on_end = partial(self._abandon, mic)
         self.speaking_until = speaking_until
+        self.echo = echo
+        self.barge_in = barge_in
         self.wake_word = normalize(wake_word.lower()) if wake_word else []
         self.grammar = engine.grammar.addressed(wake_word) if wake_word else engine.grammar
-        self._expecting: tuple[object, ...] | None = None
+        self._expecting: dict[str | None, tuple[object, ...] | None] = dict.fromkeys(mics)
+        self._partial: dict[str | None, str | None] = dict.fromkeys(mics)
         self._narrowed: dict[tuple[int, int | None], Grammar] = {}
         self._pardoned: dict[str | None, float] = {}
         #: Called just before an utterance is recognized, which holds the thread for a while (the live
@@ -74,10 +108,19 @@ class Listener:
     def feed(self, mic: str | None, samples: np.ndarray, rate: int, t: float) -> list[Utterance]:
         """Audio from ``mic`` whose first sample is at audio time ``t``; returns the utterances handled."""
         endpointer = self.endpointers[mic]
-        if self._moderator_speaking(mic, t):
+        audio = Clip(samples.astype(np.float32), rate).resample(RATE).samples
+        if self.echo is not None:
+            audio, t = self.echo.cancel(mic, audio, t)
+            deaf = self.echo.speaking(mic, t) and not self.echo.cancelling(mic)
+        else:
+            deaf = self._moderator_speaking(mic, t)
+        if deaf:
+            if endpointer.in_speech:
+                self._abandon(mic)
             endpointer.reset()
             return []
-        audio = Clip(samples.astype(np.float32), rate).resample(RATE).samples
+        if self.echo is not None and self.echo.take_overheard(mic):
+            self._pardon(mic, t)  # someone spoke while it could not listen: never drop that silently
         utterances = endpointer.feed(audio, t)
         for utterance in utterances:
             self.hear(mic, utterance)
@@ -87,8 +130,13 @@ class Listener:
         """Recognize one utterance and hand it to the game; True when a command was accepted."""
         if self.before_recognizing is not None:
             self.before_recognizing()
-        self._expect_current_phase(mic)
-        heard = self.recognizer.recognize(utterance.samples, RATE)
+        recognizer = self.recognizers[mic]
+        self._expect_current_phase(mic)  # the phase may have changed while the player spoke (time's up)
+        samples = self._players_part(mic, utterance)
+        if samples is None:
+            return False  # what the canceller left of the moderator's own voice: never a command
+        # The partial results (if any) have done their work: the whole utterance decides.
+        heard = recognizer.recognize(samples, RATE)
         guess = {"guess": heard.guess} if heard.guess and not heard.text else {}
         self.engine.emit("heard", room=mic or "both", text=heard.text, confidence=round(heard.confidence, 3), **guess)
         return self.understood(mic, heard, utterance.end)
@@ -118,6 +166,9 @@ class Listener:
     def _act(self, mic: str | None, parsed: Parsed) -> bool:
         """Hand a parsed command to the engine, as said after the wake word."""
         _, command = self._addressed(parsed.text)
+        if self.barge_in is not None:
+            for room in rooms_heard(mic):
+                self.barge_in(room)
         accepted = self.engine.handle(Parsed(parsed.intent, parsed.slots, command), mic, spoken=True)
         self._pardoned.pop(mic, None)
         return accepted
@@ -150,9 +201,54 @@ class Listener:
             self._narrowed[numbers, listed] = self.grammar.narrowed(numbers=numbers, max_listed=listed)
         grammar = self._narrowed[numbers, listed]
         wanted = (grammar, tuple(roster), tuple(engine.allowed_intents()))
-        if wanted != self._expecting:
-            self.recognizer.expect(grammar, list(roster), list(wanted[2]))
-            self._expecting = wanted
+        if wanted != self._expecting[mic]:
+            self.recognizers[mic].expect(grammar, list(roster), list(wanted[2]))
+            self._expecting[mic] = wanted
+
+    def _players_part(self, mic: str | None, utterance: Utterance) -> np.ndarray | None:
+        """The utterance without what the canceller left of the moderator before and after the player's
+        words (it would be decoded as more words: "Frank accepts the"), ending in the room's quiet as
+        the recognizer expects; None when there is nothing but that."""
+        if self.echo is None:
+            return utterance.samples
+        said = round((utterance.end - utterance.start) * RATE)  # the rest is padding
+        span = self.echo.player_span(mic, utterance.samples[:said], utterance.start)
+        if span is None:
+            return None
+        lo, hi = span
+        if hi >= said:  # it ends with the player: the endpointer's own ending stays
+            return utterance.samples[lo:]
+        return self.endpointers[mic].pad(utterance.samples[lo:hi], quiet=round(SPAN_AFTER * RATE))
+
+    # -- decoding while the player speaks -------------------------------------------------------
+
+    def _stream(self, mic: str | None, audio: np.ndarray, first: bool) -> None:
+        """The endpointer's audio of an open utterance goes to ``mic``'s recognizer as it comes."""
+        recognizer = self.recognizers[mic]
+        if first:
+            self._abandon(mic)
+            self._expect_current_phase(mic)
+            recognizer.begin()
+        self._partial[mic] = recognizer.accept(audio, RATE)
+
+    def _complete(self, mic: str | None) -> bool:
+        """Whether what ``mic`` heard so far is already a whole command (so a short pause ends it)."""
+        text = self._partial[mic]
+        if not text:
+            return False
+        parsed = self.grammar.parse(text, self.engine.state.players)
+        if not isinstance(parsed, Parsed):
+            return False
+        # "hostages Bob" when two are due: the player is probably still thinking of the second name.
+        named = parsed.slots.get("players")
+        return not (parsed.intent == "hostages" and isinstance(named, list)
+                    and self.engine.in_state("hostages") and len(named) < self.engine.hostages_due())
+
+    def _abandon(self, mic: str | None) -> None:
+        """End the stream of ``mic``'s utterance, if one is being decoded."""
+        if self._partial[mic] is not None:
+            self._partial[mic] = None
+            self.recognizers[mic].finish()
 
     def _moderator_speaking(self, mic: str | None, t: float) -> bool:
         if self.speaking_until is None:

@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from moderator.audio.echo import EchoPath
 from moderator.errors import DeviceError, RosterError
 from moderator.ports import AudioIn, Clock, Recognizer
 
@@ -65,25 +66,36 @@ def new_endpointer() -> Endpointer:
     return Endpointer(webrtc_classifier())
 
 
-def half_duplex(voice: Callable[[], Voice | None]) -> Callable[[str], float]:
-    """Until when the moderator speaks in a room (``-inf`` while it has no voice): the listener ignores
-    that room's microphone until then, so it never hears itself."""
-
-    def speaking_until(room: str) -> float:
-        current = voice()
-        return current.speaker.busy_until[room] if current is not None else float("-inf")
-
-    return speaking_until
+def add_echo_options(p: argparse.ArgumentParser) -> None:
+    """``--aec``: which echo canceller lets the microphones listen while the moderator talks."""
+    p.add_argument("--aec", choices=("auto", "speex", "webrtc", "off"), default="auto",
+                   help="echo cancellation, so players can be heard while the moderator talks: auto (speex, the "
+                   "system's libspeexdsp), speex, webrtc (needs pywebrtc-audio) or off (the microphone is "
+                   "ignored while the moderator speaks in its room, and players are asked to say it again)")
 
 
 def make_listener(engine: Engine, recognizer: Recognizer, mics: tuple[str | None, ...],
-                  speaking_until: Callable[[str], float] | None = None, **options: Any) -> Listener:
-    """The listening loop for ``mics`` (rooms, or ``(None,)`` for a shared microphone), half-duplex when
-    ``speaking_until`` says until when the moderator speaks in a room; ``options`` go to ``Listener``."""
+                  voice: Voice | None = None, *, aec: str = "auto", **options: Any) -> Listener:
+    """The listening loop for ``mics`` (rooms, or ``(None,)`` for a shared microphone); ``options`` go to
+    ``Listener``. With the moderator's ``voice``, its own audio is cancelled out of the microphones
+    (``aec``; "off": half-duplex) and a command cuts a long phrase short (barge-in).
+
+    Raises:
+        EchoError: the echo canceller asked for is unknown or not installed.
+    """
     from moderator.loop import Listener
 
-    return Listener(engine, recognizer, mics=mics, new_endpointer=new_endpointer, speaking_until=speaking_until,
-                    **options)
+    if voice is None:
+        return Listener(engine, recognizer, mics=mics, new_endpointer=new_endpointer, **options)
+    new_canceller = None
+    if aec != "off":
+        from moderator.adapters.echo import make_echo_canceller
+
+        make_echo_canceller(aec)  # a missing library is an error now, not at the first word
+        new_canceller = lambda: make_echo_canceller(aec)  # noqa: E731
+    path = EchoPath(voice.out, mics, new_canceller)
+    return Listener(engine, recognizer, mics=mics, new_endpointer=new_endpointer, echo=path,
+                    barge_in=voice.speaker.cut, **options)
 
 
 def _device(spec: str | None) -> str | int | None:

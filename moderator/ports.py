@@ -57,6 +57,11 @@ class AudioOut(Protocol):
         """Start ``clip`` in room ``A`` or ``B`` at clock time ``at``; never blocks. Overlaps are mixed."""
         ...
 
+    def stop(self, room: str, clip: Clip, at: float) -> None:
+        """Cut ``clip`` (the object given to ``play``) short in ``room`` from clock time ``at`` (now, if
+        past): barge-in. Nothing happens if it has already ended; other clips play on."""
+        ...
+
     def close(self) -> None:
         """Finish (let queued audio end, or write files) and release devices."""
         ...
@@ -104,6 +109,34 @@ class AudioIn(Protocol):
         ...
 
 
+class EchoCanceller(Protocol):
+    """Removes the moderator's own voice from a microphone: acoustic echo cancellation.
+
+    The reference is what the moderator played into the rooms this microphone hears, over the same
+    samples of clock time as the microphone's chunk, shifted by the delay measured at set-up. Adapters
+    in ``moderator.adapters.echo``; the choice between them is in docs/decisions.md.
+    """
+
+    name: str
+
+    def process(self, mic: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        """The microphone's audio with the echo of ``reference`` removed.
+
+        Both are mono float32 in [-1, 1] at 16 kHz, of the same length, a multiple of 160 samples
+        (10 ms). State carries over between calls: feed one stream's chunks in order.
+        """
+        ...
+
+    @property
+    def converged(self) -> bool:
+        """True once the filter has adapted to the room (it has heard enough of the moderator)."""
+        ...
+
+    def reset(self) -> None:
+        """Forget the room (a new stream, or the delay changed)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Transcript:
     """What a recognizer heard in one utterance."""
@@ -133,4 +166,25 @@ class Recognizer(Protocol):
 
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
         """Recognize one utterance: mono float32 samples in [-1, 1] at ``rate`` Hz."""
+        ...
+
+
+class StreamingRecognizer(Recognizer, Protocol):
+    """A recognizer that decodes while the player speaks (pocketsphinx), so that the listening loop can end
+    an utterance after a short pause once what was said so far is a whole command."""
+
+    def fork(self) -> StreamingRecognizer:
+        """Another recognizer like this one, for a second microphone (a stream is one utterance at a time)."""
+        ...
+
+    def begin(self) -> None:
+        """Start an utterance, with the grammar last given to ``expect``."""
+        ...
+
+    def accept(self, samples: np.ndarray, rate: int) -> str:
+        """Decode more of the utterance; returns the words heard so far (a partial result)."""
+        ...
+
+    def finish(self) -> None:
+        """End the utterance; what it says is then ``recognize``'s on the whole of it."""
         ...

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from moderator.audio.reference import PlayedAudio
 from moderator.game.engine import Engine
 from moderator.ports import AudioOut, Synthesizer
 from moderator.settings import Schedule, VoiceSettings
@@ -36,7 +37,8 @@ class Voice:
     settings: VoiceSettings
     speaker: Speaker
     executor: ThreadPoolExecutor | None
-    out: AudioOut
+    out: PlayedAudio
+    """The output, remembering what it played: the reference of echo cancellation."""
 
     def prerender(self, engine: Engine, schedule: Schedule) -> PrerenderReport:
         """Render what is known before the game starts."""
@@ -56,14 +58,22 @@ class Voice:
         return [f"room {room}'s speaker is not working; its announcements are not heard" for room in sorted(failed)]
 
     def finish(self, timeout: float = 60.0) -> None:
-        """Hand everything already announced to the output (the last phrases of a game), in order."""
+        """Hand everything already announced to the output (the last phrases of a game), in order, and report
+        it as spoken: what is still rendering gets ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
-        while self.speaker.pending and time.monotonic() < deadline:
+        while self.speaker.rendering and time.monotonic() < deadline:
             self.pump()
             time.sleep(0.01)
+        self.pump()
         # Nothing can jump the queue any more: the rest is handed over at once, each after the one before.
-        self.speaker.horizon = float("inf")
-        self.speaker.pump()
+        self.speaker.flush()
+
+    def attach(self, engine: Engine) -> None:
+        """Speak for ``engine`` (also a game rebuilt from its last save after an internal error): its phase
+        decides which answers are stale, and what was heard goes to its event log as ``spoken``."""
+        engine.announcer = self.speaker
+        self.speaker.context = engine.phase
+        self.speaker.on_spoken = lambda spoken: engine.emit("spoken", **spoken.fields())
 
     def close(self) -> None:
         """Stop the background renderer and the synthesizer."""
@@ -81,10 +91,17 @@ def make_voice(
     live: bool = False,
     warn: Callable[[str], None] = print,
 ) -> Voice:
-    """Give ``engine`` a voice through ``out``. ``live`` renders unexpected phrases in the background."""
+    """Give ``engine`` a voice through ``out``. ``live`` renders unexpected phrases in the background.
+
+    The speaker hands a phrase to ``out`` just before it starts, so someone must call ``Voice.pump()`` as
+    the clock moves: the live loop does, and a simulation on a virtual clock does it at the speaker's
+    ``next_wake()`` (``moderator.simulate.advance``). What was heard comes back as ``spoken`` events, and
+    answers whose moment has passed (``CONTEXTUAL``) are dropped when the engine's phase changed.
+    """
     from moderator.adapters.tts import make_synthesizer
 
     synth = make_synthesizer(tts, warn=warn)
+    out = out if isinstance(out, PlayedAudio) else PlayedAudio(out)
     cache = RenderCache(cache_dir or default_cache_dir(), synth)
     settings = voice_settings(engine.catalog)
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render") if live else None
@@ -94,9 +111,10 @@ def make_voice(
         lookup=lambda text: cache.find(text, settings),
         render=lambda text: cache.get(text, settings),
         background=executor,
-        # Live: hand phrases to the speakers just before they start, so timed ones can go first.
-        horizon=LIVE_HORIZON if live else float("inf"),
-        next_timed=engine.next_due,
+        # Live: hand phrases to the speakers a little before they start (output latency, loop period).
+        horizon=LIVE_HORIZON if live else 0.0,
+        warn=warn,
     )
-    engine.announcer = speaker
-    return Voice(synth, cache, settings, speaker, executor, out)
+    voice = Voice(synth, cache, settings, speaker, executor, out)
+    voice.attach(engine)
+    return voice

@@ -8,8 +8,12 @@ import numpy as np
 
 from moderator.adapters.clock import VirtualClock
 from moderator.audio.clip import Clip
+from moderator.audio.delay import chirp, estimate_delay
+from moderator.audio.echo import rooms_heard
 from moderator.audio.endpoint import RATE
-from moderator.audio.mix import noise_for, scale_noise
+from moderator.audio.mix import noise_for, power, scale_noise
+from moderator.audio.room import EchoRoom
+from moderator.calibrate import FOUND
 from moderator.game.engine import Engine
 from moderator.loop import Listener
 from moderator.scenario import Step
@@ -22,7 +26,13 @@ TAIL = 1.0
 
 
 class VoiceDelivery:
-    """Speaks each step into its room's microphone, chunk by chunk, on the virtual clock."""
+    """Speaks each step into its room's microphone, chunk by chunk, on the virtual clock.
+
+    With a simulated ``room``, every microphone also hears the moderator's own voice, and hears it all
+    the time, not only while a player speaks: between steps the microphones deliver the room's sound
+    (the moderator's echo, and the noise) up to the next step (``fill``), as live microphones do.
+    ``said`` records when each step's words were spoken (room, start, end), for overlap checks.
+    """
 
     def __init__(
         self,
@@ -34,6 +44,7 @@ class VoiceDelivery:
         snr: float | None = None,
         peak: bool = True,
         seed: int = 0,
+        room: EchoRoom | None = None,
     ) -> None:
         self.listener = listener
         self.speak = speak
@@ -41,7 +52,11 @@ class VoiceDelivery:
         self.noise = noise
         self.snr = snr
         self.peak = peak
+        self.room = room
         self.rng = np.random.default_rng(seed)
+        self.said: list[tuple[str | None, float, float]] = []
+        self._fed: float | None = None
+        self._noise_gain = 0.0
 
     def __call__(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
         """Deliver one step: typed (text mode), or as audio (voice mode, and always for ``audio:`` steps)."""
@@ -51,19 +66,81 @@ class VoiceDelivery:
             return
         clip = Clip.read(step.audio) if step.audio is not None else self.speak(step.say or "")
         speech = clip.resample(RATE).samples
+        if self.room is not None:  # the player as loud as the signal-to-echo ratio says
+            speech = speech * self.room.speech_gain(speech)
+            self.fill(engine, clock, clock.now())
         signal = np.concatenate([np.zeros(round(LEAD_IN * RATE), np.float32), speech,
                                  np.zeros(round(TAIL * RATE), np.float32)])
         if self.noise is not None and self.snr is not None:
             bed = noise_for(self.noise, len(signal), self.rng)
-            signal = signal + scale_noise(speech, bed, self.snr, peak=self.peak)
-        step_len = round(CHUNK * RATE)
+            scaled = scale_noise(speech, bed, self.snr, peak=self.peak)
+            self._noise_gain = float(np.sqrt(power(scaled) / max(power(bed), 1e-20)))
+            signal = signal + scaled
         start = clock.now()
-        for i in range(0, len(signal), step_len):
+        self.said.append((step.room, start + LEAD_IN, start + LEAD_IN + len(speech) / RATE))
+        self._feed(engine, clock, start, {step.room: signal}, len(signal))
+
+    def calibrate(self, engine: Engine, seconds: float) -> None:
+        """The set-up chirp, as ``moderator play`` plays it: into each room in turn, found in each microphone
+        that hears it (through the simulated room), and the delay handed to the echo path. It takes
+        ``seconds`` of the clock, before the briefing."""
+        path = self.listener.echo
+        if self.room is None or path is None:
+            return
+        clock = engine.clock
+        start = clock.now()
+        sweep = Clip(chirp(RATE, seconds=0.3, level=0.3), RATE)
+        found: dict[str | None, list[float]] = {mic: [] for mic in self.listener.endpointers}
+        for i, room in enumerate(("A", "B")):
+            at = start + 0.1 + i * seconds / 2
+            self.room.played.play(room, sweep, at)
+            self.room.played.history()[-1].peak_power = 0.0  # a test signal, not the moderator's level
+            n = round((seconds / 2 - 0.1) * RATE)
+            for mic in found:
+                if room not in rooms_heard(mic):
+                    continue
+                level = float(np.sqrt(np.mean(np.square(sweep.samples))))
+                heard = self.room.echo(mic, at, n) + self.rng.normal(0, 1e-3 * level, n).astype(np.float32)
+                delay, confidence = estimate_delay(self.room.played.reference((room,), at, n), heard, RATE)
+                if confidence >= FOUND:
+                    found[mic].append(delay)
+        for mic, delays in found.items():
+            if delays:
+                path.set_delay(mic, min(delays))
+        self._fed = start + seconds
+        clock.set(start + seconds)  # type: ignore[attr-defined]
+
+    def fill(self, engine: Engine, clock: VirtualClock, target: float) -> None:
+        """The microphones hear only the room (the moderator's echo, the noise) until clock time ``target``;
+        without a simulated room, the clock only moves on."""
+        if self.room is None:
+            advance(engine, clock, target)
+            return
+        start = clock.now() if self._fed is None else self._fed
+        n = round((target - start) * RATE)
+        if n <= 0:
+            return
+        quiet = {mic: np.zeros(n, np.float32) for mic in self.listener.endpointers}
+        if self.noise is not None:  # the party goes on between commands, at the last command's level
+            quiet = {mic: noise_for(self.noise, n, self.rng) * self._noise_gain for mic in quiet}
+        self._feed(engine, clock, start, quiet, n)
+
+    def _feed(self, engine: Engine, clock: VirtualClock, start: float, signals: dict[str | None, np.ndarray],
+              n: int) -> None:
+        """Feed ``signals`` (per microphone; the others hear only the room) chunk by chunk from ``start``."""
+        step_len = round(CHUNK * RATE)
+        mics = list(self.listener.endpointers) if self.room is not None else list(signals)
+        for i in range(0, n, step_len):
             t = start + i / RATE
             advance(engine, clock, t)
-            self.listener.feed(step.room, signal[i : i + step_len], RATE, t)
-        advance(engine, clock, start + len(signal) / RATE)
-
+            size = min(step_len, n - i)
+            for mic in mics:
+                chunk = signals[mic][i : i + size] if mic in signals else np.zeros(size, np.float32)
+                if self.room is not None:
+                    chunk = chunk + self.room.echo(mic, t, size)
+                self.listener.feed(mic, chunk, RATE, t)
+        self._fed = start + n / RATE
+        advance(engine, clock, self._fed)
 
 #: Party talk with no command in it: the raw material of babble noise (and of false-accept tests).
 CHATTER = (

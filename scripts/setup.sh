@@ -11,6 +11,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #   python3 python3-venv python3-pip   the virtualenv
 #   libespeak-ng1 espeak-ng            pyttsx3's Linux voice (and the command-line fallback)
 #   libportaudio2                      sounddevice's PortAudio
+#   libspeexdsp1                       Speex's echo canceller: players are heard while the moderator talks
 #   pulseaudio pulseaudio-utils libasound2-plugins
 #                                      virtual speakers (null sinks) for the audio tests, on machines without a sound card
 #   flite                              synthetic players' voices for the listening tests
@@ -20,7 +21,7 @@ if command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends python3 python3-venv python3-pip \
-    libespeak-ng1 espeak-ng libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins flite \
+    libespeak-ng1 espeak-ng libportaudio2 libspeexdsp1 pulseaudio pulseaudio-utils libasound2-plugins flite \
     pocketsphinx-testdata >/dev/null
 fi
 

@@ -61,11 +61,16 @@ class RecordingOut:
 
     def __init__(self) -> None:
         self.played: list[tuple[str, Clip, float]] = []
+        self.stopped: list[tuple[str, Clip, float]] = []
         self.closed = False
 
     def play(self, room: str, clip: Clip, at: float) -> None:
         """Record the request."""
         self.played.append((room, clip, at))
+
+    def stop(self, room: str, clip: Clip, at: float) -> None:
+        """Record the cut."""
+        self.stopped.append((room, clip, at))
 
     def close(self) -> None:
         """Mark closed."""

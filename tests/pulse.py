@@ -16,6 +16,20 @@ A microphone is a ``module-pipe-source`` whose FIFO the test writes. That source
 has no clock of its own: it delivers audio only as fast as it is written, so
 ``PipeMic`` keeps writing (silence when there is nothing to say) paced at real
 time for as long as it is open.
+
+A microphone can also hear the rooms, like a real one hears the moderator:
+``pipe_mic(device, echo_from=("roomA",), echo_delay=0.04, echo_gain_db=-6)``
+records each named sink's monitor (``parec``, float32 mono at 16 kHz) and the
+writer mixes that into what it writes, ``echo_delay`` later and scaled by
+``echo_gain_db`` (optionally convolved with ``echo_ir``, e.g. ``decaying_ir()``).
+The monitor's audio reaches the writer in bursts of about 5 ms; each burst is
+time-stamped on arrival, so the delay is measured from when the sink played a
+sample, not from when the burst came. Delays under ``MIN_ECHO_DELAY`` (20 ms)
+are raised to it: a shorter one would want samples before they arrive.
+Measured with ``record_timed`` (tests/test_pulse_echo.py), a sound played into
+the sink is in a recording of the microphone's source ``echo_delay`` plus
+0.5-2.5 ms (``ECHO_PATH_LATENCY``; up to 6 ms seen under load) after it is in
+a recording of the monitor.
 """
 
 from __future__ import annotations
@@ -30,8 +44,8 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +54,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ROOMS = ("roomA", "roomB")
 RECORD_RATE = 16000
+#: How much later than ``echo_delay`` a sink's sound reaches an echoing microphone (measured: 0.5-2.5 ms, 6 at worst).
+ECHO_PATH_LATENCY = 0.002
 
 
 def _pactl(*args: str, env: dict[str, str] | None = None) -> str:
@@ -128,6 +144,37 @@ class PulseBench:
         data = data[: len(data) - len(data) % channels]
         result.append((data.astype(np.float32) / 32768).reshape(-1, channels))
 
+    @contextlib.contextmanager
+    def record_timed(self, source: str) -> Iterator[TimedRecording]:
+        """Record a PulseAudio source (``mic.source``, or ``bench.monitor("roomA")``) with the time of its first sample.
+
+        Recordings of two sources made at once can then be lined up: ``parec`` processes start a few
+        milliseconds apart, their sample 0 does not.
+        """
+        rec = TimedRecording(source)
+        proc = subprocess.Popen(
+            ["parec", "-d", source, f"--rate={RECORD_RATE}", "--channels=1", "--format=float32le", "--latency-msec=5"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=self.env,
+            bufsize=0,
+        )
+        assert proc.stdout is not None
+        reader = threading.Thread(target=rec._read, args=(proc.stdout.fileno(),), daemon=True)
+        reader.start()
+        try:
+            yield rec
+        finally:
+            proc.terminate()
+            proc.wait(timeout=5)
+            reader.join(timeout=5)
+            proc.stdout.close()
+            rec._finish()
+
+    def monitor(self, device: str) -> str:
+        """The PulseAudio source that hears what ``device`` (``roomA``) plays."""
+        return f"{self.sinks[device]}.monitor"
+
     def run(self, script: str, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
         """Run a Python script in a subprocess that sees the bench's devices."""
         return subprocess.run(
@@ -140,8 +187,22 @@ class PulseBench:
         )
 
     @contextlib.contextmanager
-    def pipe_mic(self, device: str = "micA") -> Iterator[PipeMic]:
-        """A capture device named ``device`` (ALSA, for subprocesses started from now on) fed by the test."""
+    def pipe_mic(
+        self,
+        device: str = "micA",
+        *,
+        echo_from: Sequence[str] = (),
+        echo_delay: float = 0.04,
+        echo_gain_db: float = -6.0,
+        echo_ir: np.ndarray | None = None,
+    ) -> Iterator[PipeMic]:
+        """A capture device named ``device`` (ALSA, for subprocesses started from now on) fed by the test.
+
+        With ``echo_from`` (room devices such as ``"roomA"``) it also hears what those rooms play:
+        ``echo_delay`` seconds (at least ``MIN_ECHO_DELAY``; plus ``ECHO_PATH_LATENCY``) later, scaled by
+        ``echo_gain_db``, and convolved with ``echo_ir`` (an impulse response at 16 kHz whose first tap is the
+        direct sound) if given.
+        """
         tag = uuid.uuid4().hex[:8]
         fifo = self.home / f"{device}-{tag}.fifo"
         source = f"moderator_test_{tag}_{device}"
@@ -151,11 +212,15 @@ class PulseBench:
         ).strip()
         with (self.home / ".asoundrc").open("a") as rc:
             rc.write(f'pcm.{device} {{ type pulse; device {source}; hint {{ show on; description "{device}" }} }}\n')
-        mic = PipeMic(device, source, fifo)
+        delay = max(echo_delay, MIN_ECHO_DELAY)
+        taps = [_MonitorTap(self.monitor(room), self.env, delay) for room in echo_from]
+        mic = PipeMic(device, source, fifo, echo=_Echo(taps, echo_gain_db, echo_ir) if taps else None)
         try:
             yield mic
         finally:
             mic.close()
+            for tap in taps:
+                tap.close()
             with contextlib.suppress(subprocess.SubprocessError):
                 _pactl("unload-module", module, env=self.env)
 
@@ -166,13 +231,16 @@ class PulseBench:
 
 MIC_RATE = 16000
 MIC_CHUNK = 320  # 20 ms
+#: The shortest echo delay: the monitor's audio reaches the writer in bursts up to this late.
+MIN_ECHO_DELAY = 0.02
 
 
 class PipeMic:
     """Writes a pipe source's FIFO in real time: what ``say`` queued, else silence, until ``close``."""
 
-    def __init__(self, device: str, source: str, fifo: Path) -> None:
+    def __init__(self, device: str, source: str, fifo: Path, echo: _Echo | None = None) -> None:
         self.device, self.source, self.fifo = device, source, fifo
+        self._echo = echo
         self._fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # the source holds the read end open
         self._queue: queue.SimpleQueue[bytes] = queue.SimpleQueue()
         self._idle = threading.Event()
@@ -206,9 +274,15 @@ class PipeMic:
                     pending = self._queue.get_nowait()
                 except queue.Empty:
                     self._idle.set()
-            chunk = pending if pending is not None else silence
+            chunk = (pending if pending is not None else silence).ljust(MIC_CHUNK * 2, b"\0")
+            if self._echo is not None:  # the room is heard whether or not anybody listens
+                # A chunk goes out whole when its first sample is due: in the source's stream, which delivers a
+                # sample once written, the chunk's first sample belongs one chunk before that.
+                at = start + (written - MIC_CHUNK) / MIC_RATE
+                mixed = np.frombuffer(chunk, "<i2") / 32768 + self._echo.next(MIC_CHUNK, at)
+                chunk = (np.clip(mixed, -1, 32767 / 32768) * 32768).astype("<i2").tobytes()
             try:
-                os.write(self._fd, chunk.ljust(MIC_CHUNK * 2, b"\0"))
+                os.write(self._fd, chunk)
                 pending = None
             except BlockingIOError:  # nobody reads the source: silence is dropped, speech waits
                 pass
@@ -225,6 +299,136 @@ class PipeMic:
         self._stop.set()
         self._thread.join(timeout=5)
         os.close(self._fd)
+
+
+class _DelayLine:
+    """Float32 samples that arrive in bursts, given back in even chunks ``delay`` seconds after they were captured.
+
+    When each sample was captured is estimated from its arrival like ``TimedRecording.t0``; the first ``take``
+    fixes which sample each later chunk starts with (its time minus ``delay``), so the delay holds whatever the
+    bursts: a sample that has not arrived when its chunk is written is silence, and dropped when it comes
+    (``late`` counts them).
+    """
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self._buf = bytearray()
+        self._lock = threading.Lock()
+        self._received = 0  # bytes
+        self._t0 = float("inf")  # when sample 0 was captured, as delivered
+        self._base = 0  # the index of the sample _buf starts with
+        self._next: int | None = None  # the index of the sample the next chunk starts with
+        self.late = 0
+
+    def feed(self, data: bytes, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            self._buf += data
+            self._received += len(data)
+            self._t0 = min(self._t0, now - self._received // 4 / MIC_RATE)
+
+    def take(self, n: int, at: float) -> np.ndarray:
+        """The ``n`` samples to play from time ``at`` on (monotonic): those captured ``delay`` earlier."""
+        out = np.zeros(n, np.float32)
+        with self._lock:
+            if self._next is None:
+                if self._t0 == float("inf"):
+                    return out  # nothing has arrived yet
+                self._next = round((at - self.delay - self._t0) * MIC_RATE)
+            first, self._next = self._next, self._next + n
+            have = len(self._buf) // 4
+            lo, hi = max(first, self._base), min(first + n, self._base + have)
+            if hi > lo:
+                part = bytes(self._buf[4 * (lo - self._base) : 4 * (hi - self._base)])
+                out[lo - first : hi - first] = np.frombuffer(part, "<f4")
+            self.late += max(0, first + n - max(self._base + have, first, 0))
+            used = min(have, max(0, first + n - self._base))
+            del self._buf[: 4 * used]
+            self._base += used
+        return out
+
+
+class _MonitorTap(_DelayLine):
+    """What a sink plays, recorded from its monitor (float32 mono at ``MIC_RATE``) into a delay line."""
+
+    def __init__(self, monitor: str, env: dict[str, str], delay: float) -> None:
+        super().__init__(delay)
+        self._proc = subprocess.Popen(
+            ["parec", "-d", monitor, f"--rate={MIC_RATE}", "--channels=1", "--format=float32le", "--latency-msec=10"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            bufsize=0,
+        )
+        assert self._proc.stdout is not None
+        self._thread = threading.Thread(target=self._read, args=(self._proc.stdout.fileno(),), daemon=True)
+        self._thread.start()
+
+    def _read(self, fd: int) -> None:
+        while data := os.read(fd, 8192):
+            self.feed(data)
+
+    def close(self) -> None:
+        self._proc.terminate()
+        self._proc.wait(timeout=5)
+        self._thread.join(timeout=5)
+        assert self._proc.stdout is not None
+        self._proc.stdout.close()
+
+
+class _Echo:
+    """The rooms a microphone hears: the taps summed, convolved with an impulse response, scaled."""
+
+    def __init__(self, taps: Sequence[_DelayLine], gain_db: float, ir: np.ndarray | None = None) -> None:
+        self.taps = list(taps)
+        self.gain = 10 ** (gain_db / 20)
+        self.ir = None if ir is None else np.asarray(ir, np.float64)
+        self._tail = np.zeros(0 if self.ir is None else len(self.ir) - 1)
+
+    def next(self, n: int, at: float) -> np.ndarray:
+        """The ``n`` samples of echo to write at time ``at`` (monotonic)."""
+        x = np.zeros(n)
+        for tap in self.taps:
+            x += tap.take(n, at)
+        if self.ir is not None:
+            y = np.convolve(x, self.ir)
+            y[: len(self._tail)] += self._tail
+            x, self._tail = y[:n], y[n:]
+        return x * self.gain
+
+
+def decaying_ir(duration: float = 0.12, level_db: float = -10.0, seed: int = 0) -> np.ndarray:
+    """A small room's impulse response at ``MIC_RATE``: the direct sound (1.0), then reflections as noise that starts
+    ``level_db`` below it and decays by 60 dB over ``duration``."""
+    n = max(2, round(duration * MIC_RATE))
+    t = np.arange(1, n) / MIC_RATE
+    tail = np.random.default_rng(seed).standard_normal(n - 1) * 10 ** (level_db / 20) * 10 ** (-3 * t / duration)
+    return np.concatenate([[1.0], tail])
+
+
+@dataclass
+class TimedRecording:
+    """What ``PulseBench.record_timed`` heard: mono float samples at ``RECORD_RATE``, and when sample 0 was heard."""
+
+    source: str
+    samples: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    t0: float = float("inf")
+    """``time.monotonic()`` of sample 0 as delivered: the earliest of (arrival - samples before it) over all reads,
+    the read that waited least. Recordings made the same way share that wait, so their ``t0`` line them up."""
+    _data: bytearray = field(default_factory=bytearray, repr=False)
+
+    def _read(self, fd: int) -> None:
+        while data := os.read(fd, 8192):
+            now = time.monotonic()
+            self._data += data
+            self.t0 = min(self.t0, now - len(self._data) // 4 / RECORD_RATE)
+
+    def _finish(self) -> None:
+        self.samples = np.frombuffer(bytes(self._data[: len(self._data) // 4 * 4]), "<f4").copy()
+
+    def time_of(self, index: float) -> float:
+        """The monotonic time at which sample ``index`` was heard."""
+        return self.t0 + index / RECORD_RATE
 
 
 @contextlib.contextmanager

@@ -57,8 +57,30 @@ def test_files_cover_the_whole_game_from_its_first_event(demo: dict[str, Any]) -
     assert t0 == events[0]["t"]
     for room in "AB":
         assert demo[room].duration >= events[-1]["t"] - t0
-    assert events[-1]["type"] in ("announce", "result")
+    assert [e for e in events if e["type"] != "spoken"][-1]["type"] in ("announce", "result")
+    assert events[-1]["type"] == "spoken", "the log goes on until the last words have been said"
     assert "Red team wins" in demo["transcript"]
+
+
+def test_the_briefing_is_said_before_round_1_which_starts_at_0(demo: dict[str, Any]) -> None:
+    events = demo["events"]
+    briefings = [e for e in events if e["type"] == "spoken" and e["key"] == "briefing"]
+    assert [b["room"] for b in briefings] == ["A", "B"] and briefings[0]["start"] == events[0]["t"] < -10
+    start = next(e for e in events if e["type"] == "round_start")
+    assert start["t"] == 0.0 and all(b["end"] <= 0.0 for b in briefings)
+    heard = [e["start"] for e in events if e["type"] == "spoken" and e["key"] == "round.start"]
+    assert heard[:2] == [0.0, 0.0], "round 1 is announced when it starts"
+
+
+def test_what_was_spoken_is_in_the_files_and_no_reply_is_held_back(demo: dict[str, Any]) -> None:
+    from test_speaking_queue_games import late_replies
+
+    t0 = demo["timeline"]["t0"]
+    spoken = [e for e in demo["events"] if e["type"] == "spoken"]
+    assert len(spoken) > 100
+    for e in spoken:
+        assert loudest(demo[e["room"]], e["start"] - t0, min(e["end"], e["start"] + 1.0) - t0) > SPEECH_DB, e
+    assert late_replies(demo["events"]) == []
 
 
 def test_every_announcement_is_heard_in_its_room_at_its_time(demo: dict[str, Any]) -> None:

@@ -87,3 +87,34 @@ def test_an_utterance_ends_when_the_voice_falls_back_into_the_babble() -> None:
 def test_a_constant_hum_becomes_background() -> None:
     ep = Endpointer(lambda frame: True)
     assert feed_all(ep, np.full(RATE * 12, 0.05, np.float32)) == []
+
+
+def test_a_whole_command_ends_after_a_short_pause_and_is_padded_with_the_rooms_quiet(tmp_path: Path) -> None:
+    words = speech(tmp_path, "pause")
+    rng = np.random.default_rng(1)
+    room = (rng.normal(0, 10 ** (-60 / 20), RATE * 3)).astype(np.float32)
+    audio = room.copy()
+    audio[RATE : RATE + len(words)] += words
+    long = feed_all(Endpointer(webrtc_classifier()), audio, chunk=480)
+    heard: list[np.ndarray] = []
+    grammar_aware = Endpointer(webrtc_classifier(), complete=lambda: True,
+                               on_audio=lambda samples, first: heard.append(samples))
+    short = feed_all(grammar_aware, audio, chunk=480)
+    assert len(long) == len(short) == 1
+    # It ends 0.6 - 0.25 s sooner, and the recognizer still gets as much audio after the words.
+    assert long[0].end - short[0].end == pytest.approx(0.35, abs=0.031)
+    assert len(short[0].samples) == len(long[0].samples)
+    padding = short[0].samples[-round(0.3 * RATE) :]
+    assert 20 * np.log10(np.sqrt(np.mean(padding**2))) < -55, "the padding is the room's quiet, not the word"
+    streamed = np.concatenate(heard)
+    assert len(streamed) == round((short[0].end - short[0].start) * RATE), "every frame of it was streamed"
+
+
+def test_an_unfinished_command_keeps_the_long_hangover(tmp_path: Path) -> None:
+    words = speech(tmp_path, "pause")
+    audio = np.concatenate([np.zeros(RATE, np.float32), words, np.zeros(2 * RATE, np.float32)])
+    asked: list[int] = []
+    ep = Endpointer(webrtc_classifier(), complete=lambda: bool(asked.append(1)))
+    got = feed_all(ep, audio, chunk=480)
+    base = feed_all(Endpointer(webrtc_classifier()), audio, chunk=480)
+    assert asked and [u.end for u in got] == [u.end for u in base]

@@ -173,3 +173,89 @@ def test_an_expected_answer_is_taken_below_the_engine_threshold_and_nothing_else
     assert listener.understood("A", Transcript("", ANSWER_CONFIDENCE + 0.05, guess="yes"), 4.0)
     assert engine.state.rooms["A"].hostages == ["Bob"]
     assert [e["intent"] for e in events if e["type"] == "command"][-1] == "confirm"
+
+
+class Streaming(ScriptedRecognizer):
+    """A streaming recognizer whose partial result is the whole text once ``words_after`` chunks came."""
+
+    def __init__(self, texts: list[str], words_after: int = 10) -> None:
+        super().__init__(texts)
+        self.words_after, self.calls, self.forks = words_after, [], []
+
+    def fork(self) -> Streaming:
+        other = Streaming(self.texts, self.words_after)
+        self.forks.append(other)
+        return other
+
+    def begin(self) -> None:
+        self.calls.append("begin")
+        self.accepted = 0
+
+    def accept(self, samples: np.ndarray, rate: int) -> str:
+        self.accepted += 1
+        return self.texts[0] if self.accepted >= self.words_after else ""
+
+    def finish(self) -> None:
+        self.calls.append("finish")
+
+
+def utterances_of(listener: Listener, mic: str, audio: np.ndarray) -> list[Utterance]:
+    out: list[Utterance] = []
+    for i in range(0, len(audio), RATE // 10):
+        out += listener.feed(mic, audio[i : i + RATE // 10], RATE, i / RATE)
+    return out
+
+
+def test_a_whole_command_ends_the_utterance_sooner_with_one_recognizer_per_microphone(tmp_path: Path) -> None:
+    audio = np.concatenate([np.zeros(RATE, np.float32), spoken(tmp_path, "pause"), np.zeros(RATE, np.float32)])
+    batch_listener, _, _ = at_round_end()
+    batch = Listener(batch_listener.engine, ScriptedRecognizer(["pause"]),
+                     new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    [slow] = utterances_of(batch, "A", audio)
+    assert batch.engine.in_state("round.paused")
+
+    stream_listener, _, _ = at_round_end()
+    rec = Streaming(["pause"], words_after=3)
+    live = Listener(stream_listener.engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    assert [live.recognizers[m] for m in ("A", "B")] == rec.forks, "each room decodes on its own"
+    [fast] = utterances_of(live, "A", audio)
+    assert live.engine.in_state("round.paused")
+    assert rec.forks[0].calls == ["begin", "finish"] and rec.forks[1].calls == []
+    assert slow.end - fast.end == pytest.approx(0.35, abs=0.031), "0.25 s after the words instead of 0.6 s"
+
+
+def test_hostages_short_of_the_rounds_count_wait_for_the_long_pause(tmp_path: Path) -> None:
+    listener, _, _ = at_round_end()
+    engine = listener.engine
+    engine.handle_text("I appoint Erin as leader", "B")
+    engine.clock.set(engine.state.deadline + 1)  # type: ignore[attr-defined]
+    engine.tick()
+    assert engine.in_state("hostages")
+    rec = Streaming(["hostages bob"], words_after=3)
+    live = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    live._partial["A"] = "hostages bob"
+    assert engine.hostages_due() == 1 and live._complete("A"), "one hostage due: 'hostages Bob' is whole"
+    engine.hostages_due = lambda: 2  # type: ignore[method-assign]
+    assert not live._complete("A"), "two due: the second name is probably coming"
+    live._partial["A"] = "hostages bob and carol"
+    assert live._complete("A")
+    live._partial["A"] = "hostages bob and"
+    assert not live._complete("A"), "not a command yet"
+
+
+def test_a_command_heard_while_a_long_phrase_plays_cuts_it_before_it_is_acted_on() -> None:
+    listener, _, events = at_round_end()
+    order: list[str] = []
+    listener.engine.subscribe(lambda e: order.append(e["type"]) if e["type"] == "command" else None)
+    cut = Listener(listener.engine, ScriptedRecognizer([]), new_endpointer=lambda: None,  # type: ignore[arg-type,return-value]
+                   barge_in=lambda room: bool(order.append(f"cut {room}")))
+    assert cut.understood("A", Transcript("how much time is left", 0.9), 1.0)
+    assert order == ["cut A", "command"]
+    shared = Listener(listener.engine, ScriptedRecognizer([]), mics=(None,), new_endpointer=lambda: None,  # type: ignore[arg-type,return-value]
+                      barge_in=lambda room: bool(order.append(f"cut {room}")))
+    order.clear()
+    shared.understood(None, Transcript("how much time is left", 0.9), 2.0)
+    assert order == ["cut A", "cut B", "command"], "a shared microphone hears both rooms' speakers"
+    order.clear()
+    cut.understood("A", Transcript("", 0.1), 3.0)
+    assert order == [], "chatter cuts nothing"

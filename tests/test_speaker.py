@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 
+import pytest
 from fakes import FakeSynth, RecordingOut
 
 from moderator.adapters.clock import VirtualClock
@@ -57,13 +58,13 @@ def test_with_a_background_renderer_prerendered_warnings_are_not_held_up() -> No
         sp = Speaker(clock=clock, out=out, lookup={"30 seconds left.": warning}.get, render=slow_render,
                      background=pool)
         sp.announce("A", "refuse.parse", "I did not understand that.")
-        sp.announce("A", "time.warning", "30 seconds left.")
+        sp.announce("A", "time.warning", "30 seconds left.", at=10.0)
         assert [(room, at) for room, _, at in out.played] == [("A", 10.0)], "the warning plays on time"
         sp.pump()
         assert len(out.played) == 1
         gate.set_result(None)
         clock.set(10.4)
-        while sp.pending:
+        while sp.rendering:
             sp.pump()
     assert len(out.played) == 2
     assert out.played[1][2] >= 10.4
@@ -91,22 +92,23 @@ def test_a_timed_phrase_goes_ahead_of_a_backlog_and_starts_on_time() -> None:
     assert [k for _, k, _, _, _ in sp.log].count("refuse.not_now") == 3
 
 
-def test_an_untimed_phrase_waits_rather_than_run_into_the_next_timer() -> None:
+def test_a_reply_starts_at_once_even_when_a_warning_is_due_and_the_warning_follows_it() -> None:
     clock, out, synth = VirtualClock(0.0), RecordingOut(), FakeSynth()
-    due = [5.0]
-    sp = Speaker(clock=clock, out=out, lookup=lambda t: None, render=lambda t: synth.render(t, VOICE),
-                 horizon=0.3, next_timed=lambda: due[0])
+    sp = Speaker(clock=clock, out=out, lookup=lambda t: None, render=lambda t: synth.render(t, VOICE), horizon=0.3)
     long = "A very long explanation that takes several seconds to say, about the rules of usurping."
-    assert synth.render(long, VOICE).duration > 5
+    length = synth.render(long, VOICE).duration
+    assert length > 5
     sp.announce("A", "refuse.not_now", long)
-    assert out.played == [], "it would still be talking at t=5"
-    clock.set(4.85)
-    sp.announce("A", "time.warning", "10 seconds left.", at=5.0)
-    assert [(k, s) for _, k, _, s, _ in sp.log] == [("time.warning", 5.0)]
-    due[0] = 60.0
-    clock.set(6.5)
-    sp.pump()
-    assert [k for _, k, _, _, _ in sp.log] == ["time.warning", "refuse.not_now"]
+    assert [(k, s) for _, k, _, s, _ in sp.log] == [("refuse.not_now", 0.0)], "no waiting for the timer at t=4"
+    clock.set(3.85)
+    sp.announce("A", "time.count", "5", at=4.0)  # due while the reply plays: it would follow it 1.6 s late
+    sp.announce("A", "time.over", "Time's up!", at=4.0)
+    while not sp.idle:
+        clock.advance(0.05)
+        sp.pump()
+    assert [k for _, k, _, _, _ in sp.log] == ["refuse.not_now", "time.over"]
+    assert sp.log[1][3] == pytest.approx(length + GAP), "time's up follows the reply at once"
+    assert ("A", "time.count", "stale") in sp.dropped, "a countdown number more than 1 s late is not said"
 
 
 def test_a_failed_speaker_is_shown_to_the_host() -> None:

@@ -223,7 +223,7 @@ class PocketsphinxRecognizer:
 
     def __init__(self, model_dir: Path | str | None = None, *, reject_below: float = REJECT_BELOW) -> None:
         try:
-            from pocketsphinx import Decoder
+            import pocketsphinx  # noqa: F401
         except ImportError as exc:
             raise RecognitionError("pocketsphinx is not installed (pip install pocketsphinx)") from exc
         root = Path(model_dir) if model_dir is not None else _default_model()
@@ -234,11 +234,23 @@ class PocketsphinxRecognizer:
         """The scores behind the last ``recognize``."""
         self._searches: dict[tuple[Any, ...], tuple[str, Any]] = {}
         self._active: tuple[str, Any] | None = None
+        self._root = root
+        self._decoder = self._new_decoder(root)
+        # No phone LM: a uniform loop is the fairest yardstick for "any speech at all".
+        self._decoder.add_allphone_file("phones", None)
+        #: Partial results come from a decoder of its own (made on first use), so that the batch decoder's
+        #: state (its cepstral mean above all) is never touched by a stream.
+        self._streamer: Any = None
+        self._stream: bool | None = None
+        self._jsgf: dict[str, str] = {}
+        self._streamed: set[str] = set()
+
+    @staticmethod
+    def _new_decoder(root: Path) -> Any:
+        from pocketsphinx import Decoder
+
         try:
-            self._decoder = Decoder(hmm=str(root / "en-us"), dict=str(root / "cmudict-en-us.dict"), lm=None,
-                                    loglevel="FATAL")
-            # No phone LM: a uniform loop is the fairest yardstick for "any speech at all".
-            self._decoder.add_allphone_file("phones", None)
+            return Decoder(hmm=str(root / "en-us"), dict=str(root / "cmudict-en-us.dict"), lm=None, loglevel="FATAL")
         except (RuntimeError, ValueError, OSError) as exc:
             raise RecognitionError(f"cannot load the pocketsphinx model from {root}: {exc}") from exc
 
@@ -252,6 +264,8 @@ class PocketsphinxRecognizer:
         """Add a pronunciation (space-separated ArpaBet phones) for ``word``."""
         try:
             self._decoder.add_word(word.lower(), phones, True)
+            if self._streamer is not None:
+                self._streamer.add_word(word.lower(), phones, True)
         except RuntimeError as exc:
             raise RecognitionError(f"cannot add '{word}' /{phones}/ to the dictionary: {exc}") from exc
 
@@ -290,6 +304,7 @@ class PocketsphinxRecognizer:
         if key not in self._searches:
             self.ensure_words(words(grammar, roster, intents))
             name, jsgf = f"jsgf{len(self._searches)}", to_jsgf(grammar, roster, intents)
+            self._jsgf[name] = jsgf
             try:
                 self._decoder.add_jsgf_string(name, jsgf)
                 fsg = self._decoder.parse_jsgf(jsgf)
@@ -311,8 +326,17 @@ class PocketsphinxRecognizer:
         if not text:
             self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
-        absorbed = absorbed_speech(pcm, [(s.word, s.start_frame, s.end_frame) for s in self._decoder.seg()])
         _, phone_score, _ = self._decode("phones", pcm)
+        return self._score(pcm, fsg, text, grammar_score, phone_score, frames)
+
+    def _score(self, pcm: bytes, fsg: Any, text: str, grammar_score: float, phone_score: float,
+               frames: int) -> Transcript:
+        """The transcript and its confidence, from the two searches' scores (the grammar search's
+        segmentation must still be the decoder's last)."""
+        if not text:
+            self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
+            return Transcript("", 0.0)
+        absorbed = absorbed_speech(pcm, [(s.word, s.start_frame, s.end_frame) for s in self._decoder.seg()])
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
         complete = bool(fsg.accept(text))
         confidence = confidence_from_llr(llr) if complete and absorbed < ABSORBED_LIMIT else 0.0
@@ -320,6 +344,64 @@ class PocketsphinxRecognizer:
         if confidence >= self.reject_below:
             return Transcript(text, confidence)
         return Transcript("", confidence, guess=text if complete else "")
+
+    # -- streaming: decode while the player speaks ------------------------------------
+
+    def fork(self) -> PocketsphinxRecognizer:
+        """Another recognizer on the same model, with the pronunciations made up so far, and decoders of
+        its own: one per microphone, so that two rooms can be decoded while both speak."""
+        other = PocketsphinxRecognizer(self._root, reject_below=self.reject_below)
+        for derived in self.derived.values():
+            other.add_word(derived.word, derived.phones)
+        other.derived = dict(self.derived)
+        return other
+
+    def begin(self) -> None:
+        """Start an utterance: audio given to ``accept`` is decoded as it arrives, for partial results."""
+        if self._active is None:
+            raise RecognitionError("call expect() before begin(): no grammar is loaded")
+        self.finish()  # an utterance left open (its listener went away) would block switching searches
+        if self._streamer is None:
+            self._streamer = self._new_decoder(self._root)
+            for derived in self.derived.values():
+                self._streamer.add_word(derived.word, derived.phones, True)
+        name = self._active[0]
+        try:
+            if name not in self._streamed:
+                self._streamer.add_jsgf_string(name, self._jsgf[name])
+                self._streamed.add(name)
+            self._streamer.activate_search(name)
+            # The running mean starts where the last whole utterance left the batch decoder, not at the
+            # model's default: short commands are over before a running mean from scratch settles.
+            self._streamer.set_cmn(self._decoder.get_cmn())
+            self._streamer.start_utt()
+        except (RuntimeError, KeyError) as exc:
+            raise RecognitionError(f"pocketsphinx failed to start an utterance: {exc}") from exc
+        self._stream = True
+
+    def accept(self, samples: np.ndarray, rate: int) -> str:
+        """Decode more of the utterance; returns the words heard so far (the best partial path)."""
+        if self._stream is None:
+            raise RecognitionError("call begin() before accept()")
+        try:
+            self._streamer.process_raw(_to_pcm16(samples, rate), full_utt=False)
+        except RuntimeError as exc:
+            raise RecognitionError(f"pocketsphinx failed to decode: {exc}") from exc
+        hyp = self._streamer.hyp()
+        return "" if hyp is None else " ".join(w for w in hyp.hypstr.split() if not _FILLER.fullmatch(w))
+
+    def finish(self) -> None:
+        """End the utterance begun with ``begin``. Its result is ``recognize``'s on the whole utterance:
+        the partial results only tell when the player has finished, since a stream's running cepstral
+        mean scored short answers lower ("yes" 0.48 against 0.72 for flite's rms) and lost whole commands
+        in scripted games."""
+        if self._stream is None:
+            return
+        self._stream = None
+        try:
+            self._streamer.end_utt()
+        except RuntimeError as exc:
+            raise RecognitionError(f"pocketsphinx failed to decode: {exc}") from exc
 
     def _decode(self, search: str, pcm: bytes) -> tuple[str, float, int]:
         """(words, natural-log path score, frames) of one search over the audio."""
@@ -331,6 +413,11 @@ class PocketsphinxRecognizer:
             decoder.end_utt()
         except (RuntimeError, KeyError) as exc:
             raise RecognitionError(f"pocketsphinx failed to decode: {exc}") from exc
+        return self._result(decoder)
+
+    @staticmethod
+    def _result(decoder: Any) -> tuple[str, float, int]:
+        """(words, natural-log path score, frames) of the utterance a decoder has just ended."""
         hyp = decoder.hyp()
         if hyp is None:
             return "", float("-inf"), decoder.n_frames()

@@ -21,6 +21,11 @@ class SystemClock:
         return time.time() - self.epoch
 
     @staticmethod
+    def sleep(seconds: float) -> None:
+        """Wait on the wall clock (set-up only: the game loop never sleeps past a timer)."""
+        time.sleep(seconds)
+
+    @staticmethod
     def wall() -> float:
         """The wall clock, for stamping saved games."""
         return time.time()

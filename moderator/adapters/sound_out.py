@@ -33,8 +33,11 @@ ROOMS = ("A", "B")
 
 def _sounddevice() -> Any:
     """Import sounddevice late, so the CLI starts on machines without PortAudio."""
+    from moderator.adapters import alsa_log
+
     try:
-        import sounddevice
+        with alsa_log.startup():  # alsa-lib's messages from now on are counted, not printed over the prompt
+            import sounddevice
     except OSError as exc:  # sounddevice raises OSError when libportaudio is missing
         raise DeviceError(f"cannot load the PortAudio library ({exc}); install libportaudio2") from exc
     return sounddevice
@@ -113,7 +116,10 @@ class _Voice:
     at: float  # requested clock time
     target: float  # the same instant on the stream's timeline
     offset: float  # clock time minus stream time when scheduled
+    source: Clip | None = None  # the clip given to play (what stop names)
     pos: int = 0  # samples already written
+    started: float | None = None  # stream time of its first sample, once written
+    stop: float | None = None  # stream time from which it is cut (barge-in)
 
 
 class _Output(WatchedStream):
@@ -178,8 +184,9 @@ class _Output(WatchedStream):
             return True
         return self._frames >= (self.stream.latency + 0.1) * self.rate
 
-    def schedule(self, room: str, clip: Clip, at: float, clock: Clock, channel: int | None) -> None:
-        """Queue ``clip`` (already at the stream's rate) to start at clock time ``at``."""
+    def schedule(self, room: str, clip: Clip, at: float, clock: Clock, channel: int | None,
+                 source: Clip | None = None) -> None:
+        """Queue ``clip`` (already at the stream's rate; ``source`` as given to play) to start at clock time ``at``."""
         sd = _sounddevice()
         try:
             stream_now = self.stream.time
@@ -187,9 +194,19 @@ class _Output(WatchedStream):
             self.fail(f"stream clock unavailable: {exc}")
             return
         offset = clock.now() - stream_now
-        voice = _Voice(room, clip.samples.astype(np.float32, copy=False), channel, at, at - offset, offset)
+        voice = _Voice(room, clip.samples.astype(np.float32, copy=False), channel, at, at - offset, offset,
+                       source=source)
         with self._lock:
             self._pending.append(voice)
+
+    def cut(self, room: str, source: Clip, at: float) -> None:
+        """Cut the voices of ``source`` in ``room`` from clock time ``at``; the callback stops them on that sample
+        (or at its next buffer, if that is past). Thread-safe: only marks them, under the lock."""
+        with self._lock:
+            for voice in (*self._pending, *self._voices):
+                if voice.room == room and voice.source is source:
+                    stop = at - voice.offset
+                    voice.stop = stop if voice.stop is None else min(voice.stop, stop)
 
     def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         outdata.fill(0)
@@ -202,23 +219,31 @@ class _Output(WatchedStream):
             voices = list(self._voices)
         done = set()
         for voice in voices:
-            if voice.pos == 0:
+            if voice.started is None:
                 at = round((voice.target - dac) * self.rate)
+                if voice.stop is not None and voice.stop <= max(voice.target, dac):
+                    done.add(voice)  # cut before it began: never heard
+                    continue
                 if at >= frames:
                     continue
                 at = max(0, at)
-                self._on_start(voice.room, voice.at, voice.offset + dac + at / self.rate)
+                voice.started = dac + at / self.rate
+                self._on_start(voice.room, voice.at, voice.offset + voice.started)
             else:
                 at = 0
-            n = min(frames - at, len(voice.samples) - voice.pos)
+            end = len(voice.samples)
+            if voice.stop is not None:  # barge-in: nothing from the stop sample on (or from now, if past)
+                end = min(end, max(voice.pos, round((voice.stop - voice.started) * self.rate)))
+            n = max(0, min(frames - at, end - voice.pos))
             chunk = voice.samples[voice.pos : voice.pos + n]
             if voice.channel is None:
                 outdata[at : at + n] += chunk[:, None]
             else:
                 outdata[at : at + n, voice.channel] += chunk
             voice.pos += n
-            self.drain_until = max(self.drain_until, dac + (at + n) / self.rate)
-            if voice.pos >= len(voice.samples):
+            if n:
+                self.drain_until = max(self.drain_until, dac + (at + n) / self.rate)
+            if voice.pos >= end:
                 done.add(voice)
         if done:
             with self._lock:
@@ -379,7 +404,14 @@ class SoundDeviceOut:
         out, channel = route
         if out.failure is not None and not self._reopen(out):
             return
-        out.schedule(room, clip.resample(out.rate), at, self.clock, channel)
+        out.schedule(room, clip.resample(out.rate), at, self.clock, channel, source=clip)
+
+    def stop(self, room: str, clip: Clip, at: float) -> None:
+        """Cut ``clip`` (as given to ``play``) short in ``room`` from clock time ``at`` (now, if past): barge-in.
+        Nothing happens if it has already ended; other clips play on. Never blocks."""
+        route = self._routes.get(room)
+        if route is not None:
+            route[0].cut(room, clip, at)
 
     def poll(self) -> None:
         """Log device failures noticed since the last call (``play`` calls it; a game loop may too)."""

@@ -13,6 +13,9 @@ from moderator.audio.clip import rms_db
 RATE = 16000
 FRAME = 480  # 30 ms at 16 kHz: a frame size webrtcvad accepts
 
+#: Frames (3 s) after which the quietest frame kept for padding is replaced even by a louder one.
+QUIET_MEMORY = 100
+
 #: Says whether one 30 ms frame (16-bit little-endian PCM at 16 kHz) is speech.
 FrameClassifier = Callable[[bytes], bool]
 
@@ -48,12 +51,29 @@ class Endpointer:
     from the quiet moments between words: the estimate drops at once to a quieter (smoothed) level and
     rises by at most ``noise_rise`` dB a second. Without it, a party's babble (which WebRTC's VAD calls
     speech) would keep every utterance open until ``max_seconds``.
+
+    Grammar-aware endpointing: with ``complete``, an utterance also ends after only ``short_hangover``
+    seconds of non-speech when ``complete()`` says that what was said so far is already a whole command
+    (the listening loop decodes while the player speaks, fed through ``on_audio``). A pause inside a
+    sentence ("hostages Bob ... and Carol") keeps the long hangover, since "hostages Bob and" is no
+    command.
     """
 
     classify: FrameClassifier
     start_frames: int = 3
     start_window: int = 5
     hangover: float = 0.6
+    short_hangover: float = 0.25
+    complete: Callable[[], bool] | None = None
+    """Whether the utterance so far is a whole command (asked after ``short_hangover`` of non-speech)."""
+    on_audio: Callable[[np.ndarray, bool], None] | None = None
+    """Called with each piece of audio as it joins an utterance; True with its first (the preroll)."""
+    on_end: Callable[[], None] | None = None
+    """Called the moment an utterance ends (before the rest of the chunk can start another)."""
+    echo_floor: Callable[[float, float], float] | None = None
+    """The level (dB FS) of what is left of the moderator's own voice between two audio times: a frame
+    is speech only ``echo_margin`` dB above it too (see ``moderator.audio.echo``)."""
+    echo_margin: float = 10.0
     preroll: float = 0.3
     max_seconds: float = 8.0
     min_dbfs: float = -50.0
@@ -70,11 +90,19 @@ class Endpointer:
     _speech: list[np.ndarray] | None = field(default=None, repr=False)
     _speech_start: float = field(default=0.0, repr=False)
     _silent_frames: int = field(default=0, repr=False)
+    _quietest: np.ndarray | None = field(default=None, repr=False)
+    _quietest_power: float = field(default=0.0, repr=False)
+    _quiet_age: int = field(default=0, repr=False)
 
     def reset(self) -> None:
         """Forget everything heard so far (e.g. while the moderator itself speaks)."""
         self._buf, self._t, self._speech, self._silent_frames = np.zeros(0, np.float32), None, None, 0
         self._recent.clear()
+
+    @property
+    def in_speech(self) -> bool:
+        """True while an utterance is open."""
+        return self._speech is not None
 
     def feed(self, chunk: np.ndarray, t: float) -> list[Utterance]:
         """Add audio that starts at audio time ``t``; return the utterances that ended in it."""
@@ -88,7 +116,7 @@ class Endpointer:
             frame_t = self._t
             self._t += FRAME / RATE
             pcm = (np.clip(frame, -1, 1) * 32767).astype("<i2").tobytes()
-            loud = self._stands_out(frame)
+            loud = self._stands_out(frame, frame_t)
             utterance = self._step(frame, frame_t, loud and self.classify(pcm))
             if utterance is not None:
                 done.append(utterance)
@@ -99,7 +127,20 @@ class Endpointer:
         """The estimated level of the room's background (None before any audio)."""
         return self._floor
 
-    def _stands_out(self, frame: np.ndarray) -> bool:
+    def pad(self, samples: np.ndarray, quiet: int) -> np.ndarray:
+        """End an utterance closed early with as much quiet as the long hangover would have given it: the
+        recognizer normalizes by the utterance's mean and is calibrated on that much of the room's quiet
+        (without it, flite's "yes" scored 0.5 instead of 0.72). The quiet is the quietest frame heard
+        lately, repeated: repeating the utterance's last frames would repeat the end of its last word, and
+        noise at the background's level is not digital silence, which even a quiet pocketsphinx input
+        tells apart ("pause" came out as "pause the"). ``quiet``: samples of quiet it already ends with."""
+        wanted = round(self.hangover * RATE)
+        if wanted <= quiet:
+            return samples
+        frame = self._quietest if self._quietest is not None else np.zeros(FRAME, np.float32)
+        return np.concatenate([samples, np.tile(frame, -(-(wanted - quiet) // FRAME))[: wanted - quiet]])
+
+    def _stands_out(self, frame: np.ndarray, t: float) -> bool:
         """Loud enough to be speech, and clearly above the background (which this also follows)."""
         power = float(np.mean(np.square(frame, dtype=np.float64))) + 1e-12
         alpha = 1 - np.exp(-FRAME / RATE / self.smoothing)
@@ -109,7 +150,17 @@ class Endpointer:
             self._floor = level
         else:
             self._floor += self.noise_rise * FRAME / RATE
-        return rms_db(frame) > max(self.min_dbfs, self._floor + self.noise_margin)
+        self._note_quiet(frame, power)
+        level, threshold = rms_db(frame), max(self.min_dbfs, self._floor + self.noise_margin)
+        if self.echo_floor is not None and level > threshold:
+            threshold = max(threshold, self.echo_floor(t, t + FRAME / RATE) + self.echo_margin)
+        return level > threshold
+
+    def _note_quiet(self, frame: np.ndarray, power: float) -> None:
+        """Keep the quietest frame of the last few seconds: what the room sounds like when nobody talks."""
+        self._quiet_age += 1
+        if self._quietest is None or power <= self._quietest_power or self._quiet_age > QUIET_MEMORY:
+            self._quietest, self._quietest_power, self._quiet_age = frame.copy(), power, 0
 
     def _step(self, frame: np.ndarray, t: float, speech: bool) -> Utterance | None:
         if self._speech is None:
@@ -123,12 +174,23 @@ class Endpointer:
                 self._speech_start = t + FRAME / RATE - len(self._recent) * FRAME / RATE
                 self._recent.clear()
                 self._silent_frames = 0
+                if self.on_audio is not None:
+                    self.on_audio(np.concatenate(self._speech), True)
             return None
         self._speech.append(frame)
+        if self.on_audio is not None:
+            self.on_audio(frame, False)
         self._silent_frames = 0 if speech else self._silent_frames + 1
         length = len(self._speech) * FRAME / RATE
-        if self._silent_frames * FRAME / RATE >= self.hangover or length >= self.max_seconds:
+        silence = self._silent_frames * FRAME / RATE
+        early = (silence < self.hangover and length < self.max_seconds and silence >= self.short_hangover
+                 and self.complete is not None and self.complete())
+        if silence >= self.hangover or length >= self.max_seconds or early:
             samples = np.concatenate(self._speech)
             self._speech = None
+            if self.on_end is not None:
+                self.on_end()
+            if early:
+                samples = self.pad(samples, self._silent_frames * FRAME)
             return Utterance(samples, self._speech_start, self._speech_start + length)
         return None

@@ -24,12 +24,21 @@ class TimelineOut:
         self.rate = rate
         self.end = t0
         self.placed: list[tuple[str, float, Clip]] = []
+        self._given: list[Clip] = []  # per placed clip, the object given to play (what stop names)
 
     def play(self, room: str, clip: Clip, at: float) -> None:
         """Place ``clip`` in ``room`` at clock time ``at``."""
+        self._given.append(clip)
         clip = clip.resample(self.rate)
         self.placed.append((room, at, clip))
         self.end = max(self.end, at + clip.duration)
+
+    def stop(self, room: str, clip: Clip, at: float) -> None:
+        """Cut ``clip`` short in ``room`` from clock time ``at``: what was placed after that is not heard."""
+        for i, (where, start, placed) in enumerate(self.placed):
+            if where == room and self._given[i] is clip and start + placed.duration > at:
+                keep = max(0, round((at - start) * self.rate))
+                self.placed[i] = (where, start, Clip(placed.samples[:keep], self.rate))
 
     def extend(self, t: float) -> None:
         """Make the files last at least until clock time ``t`` (the game's last event)."""
@@ -41,7 +50,8 @@ class TimelineOut:
         rooms = {r: np.zeros(n, dtype=np.float32) for r in ROOMS}
         for room, at, clip in self.placed:
             start = round((at - self.t0) * self.rate)
-            seg = clip.samples[: max(0, n - start)]
+            seg = clip.samples[max(0, -start) : max(0, n - start)]  # a clip a hair before t0 loses that hair
+            start = max(0, start)
             rooms[room][start : start + len(seg)] += seg
         return rooms
 

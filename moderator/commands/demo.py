@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="do not print the transcript")
     add_speech_options(p, devices=False)
     # simulate() options that the demo does not offer: typed lines, no noise.
-    p.set_defaults(func=run, events=None, input="text", noise=None, snr=None, voice="flite:slt", engine="auto",
+    p.set_defaults(func=run, events=None, input="text", noise=None, snr=None, echo=None, aec="auto", voice="flite:slt", engine="auto",
                    vosk_model=None)
 
 

@@ -8,12 +8,13 @@ import os
 import random
 import select
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from moderator.adapters import alsa_log
 from moderator.adapters.clock import SystemClock
+from moderator.calibrate import measure_delays
 from moderator.commands.plan import add_plan_options, plan_from_args
 from moderator.env import Environment
 from moderator.errors import JournalError, RosterError
@@ -22,7 +23,7 @@ from moderator.game.rules import split_rooms
 from moderator.game.state import GameState
 from moderator.journal import Journal, Saved, default_path
 from moderator.listening import add_recognizer_options, make_recognizer
-from moderator.mics import add_mic_options, check_names, half_duplex, make_listener, open_mics, wants_mics
+from moderator.mics import add_echo_options, add_mic_options, check_names, make_listener, open_mics, wants_mics
 from moderator.outputs import add_speech_options, open_output, schedule_from
 from moderator.play import EventLog, PlaySession
 from moderator.ports import AudioIn, Clock, Recognizer
@@ -66,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--events", type=Path, help="append the JSON Lines event log to this file")
     add_speech_options(p, devices=True)
     add_mic_options(p)
+    add_echo_options(p)
     add_recognizer_options(p)
     p.set_defaults(func=run)
 
@@ -95,6 +97,8 @@ def _run(args: argparse.Namespace, env: Environment, hearing: list[_Hearing]) ->
         engine.subscribe(lambda e: _print_event(e, env))
         if saved.events:
             engine.subscribe(EventLog(Path(saved.events)))
+        if voice is not None:
+            voice.attach(engine)
         return engine
 
     if args.resume:
@@ -105,6 +109,7 @@ def _run(args: argparse.Namespace, env: Environment, hearing: list[_Hearing]) ->
             raise JournalError(f"the saved game at {journal.path} is already over; start a new one")
         hearing.extend(_hear(args, env, engine.clock, grammar, engine.state.players))
         voice = _speak(engine, args, env, schedule)
+        listeners = _listen(engine, hearing, args, env, voice)
         if args.paused and engine.state.deadline is not None:
             engine.pause_restored(engine.state.deadline - saved.saved_at)
         engine.say("both", "restored")
@@ -125,15 +130,16 @@ def _run(args: argparse.Namespace, env: Environment, hearing: list[_Hearing]) ->
         if events:
             engine.subscribe(EventLog(events))
         voice = _speak(engine, args, env, schedule)
+        listeners = _listen(engine, hearing, args, env, voice)
         engine.begin()
     session = PlaySession(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build, err=env.stderr)
     if voice is not None:
         session.on_tick.append(voice.pump)
     session.alerts = lambda: (voice.alerts() if voice is not None else []) + [
-        alert for h in hearing for alert in _mic_alerts(h.mics)]
-    for h in hearing:
+        alert for h in hearing for alert in _mic_alerts(h.mics)] + alsa_log.alerts()
+    for h, listener in zip(hearing, listeners, strict=True):
         session.mics = h.mics
-        session.listener = _listener(engine, h, args, lambda: voice)
+        session.listener = listener
         print(f"(listening: {_mic_names(h.mics.mics)}, with {h.recognizer.name}; typed commands work too)",
               file=env.stdout)
     session.save()
@@ -193,11 +199,24 @@ def _hear(args: argparse.Namespace, env: Environment, clock: Clock, grammar: Gra
     return [_Hearing(recognizer, mics)]
 
 
-def _listener(engine: Engine, hearing: _Hearing, args: argparse.Namespace,
-              voice: Callable[[], Voice | None]) -> Listener:
-    """The listening loop; half-duplex against the moderator's own voice when it speaks."""
-    return make_listener(engine, hearing.recognizer, hearing.mics.mics, half_duplex(voice),
-                         wake_word=args.wake_word)
+def _listen(engine: Engine, hearing: list[_Hearing], args: argparse.Namespace, env: Environment,
+            voice: Voice | None) -> list[Listener]:
+    """The listening loop of each set of microphones. With speakers too, a chirp in each room first finds
+    how late the moderator's voice reaches each microphone, for echo cancellation (before the briefing)."""
+    listeners = [make_listener(engine, h.recognizer, h.mics.mics, voice, aec=args.aec, wake_word=args.wake_word)
+                 for h in hearing]
+    for h, listener in zip(hearing, listeners, strict=True):
+        if voice is None or listener.echo is None or args.aec == "off":
+            continue
+        for found in measure_delays(voice.out, h.mics, listener.echo, engine.clock, SystemClock.sleep):
+            where = "the shared microphone" if found.mic is None else f"room {found.mic}'s microphone"
+            if found.delay is None:
+                print(f"(echo: {where} did not hear the set-up chirp; it will learn the room as the moderator "
+                      "talks. Is the speaker on, and near the microphone?)", file=env.stdout)
+            else:
+                print(f"(echo: {where} hears the moderator {found.delay * 1000:.0f} ms after it plays)",
+                      file=env.stdout)
+    return listeners
 
 
 def _mic_names(mics: tuple[str | None, ...]) -> str:

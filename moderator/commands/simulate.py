@@ -6,18 +6,23 @@ import argparse
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moderator.env import Environment
 from moderator.errors import ScenarioError
 from moderator.game.engine import Engine
 from moderator.listening import add_recognizer_options
+from moderator.mics import add_echo_options
 from moderator.outputs import add_speech_options, schedule_from
 from moderator.play import EventLog
 from moderator.scenario import Scenario, load_scenario
 from moderator.simulate import run_scenario
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import load_grammar
+
+if TYPE_CHECKING:
+    from moderator.audio.timeline import TimelineOut
+    from moderator.speaking import Voice
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,6 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--voice", default="flite:slt", help="synthetic voice for --input voice (ENGINE:VOICE)")
     p.add_argument("--noise", help="noise for --input voice: a WAV file or 'babble'")
     p.add_argument("--snr", type=float, help="signal-to-noise ratio in dB for --noise (peak-frame definition)")
+    p.add_argument("--echo", type=float, metavar="DB",
+                   help="for --input voice: each room's microphone also hears the moderator's own voice through a "
+                   "simulated room (20-60 ms late, reverberant), DB under the players (signal-to-echo ratio; "
+                   "0: as loud as them). The echo is cancelled (--aec) as in a live game")
+    add_echo_options(p)
     add_recognizer_options(p)
     p.add_argument("--seed", type=int, help="override the scenario's seed (room split)")
     add_speech_options(p, devices=False)
@@ -48,6 +58,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     """Run the scenario; write events (and audio); print the transcript."""
     if (args.noise is None) != (args.snr is None):
         raise ScenarioError("--noise and --snr go together, e.g. --noise babble --snr 12")
+    if args.echo is not None and args.input != "voice":
+        raise ScenarioError("--echo is what the microphones hear: use it with --input voice")
     scenario = load_scenario(args.scenario)
     if args.seed is not None:
         scenario = replace(scenario, seed=args.seed)
@@ -85,24 +97,18 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
 
     def setup(engine: Engine) -> None:
         nonlocal voice, timeline
+        if args.audio_out is not None or args.echo is not None:
+            voice, timeline = _give_voice(engine, args, env)
         if spoken:
-            delivery.append(_voice_delivery(engine, scenario, args, lambda: voice))
-        if args.audio_out is None:
-            return
-        from moderator.audio.timeline import TimelineOut
-        from moderator.speaking import make_voice
-
-        timeline = TimelineOut(args.audio_out, t0=engine.clock.now())
-        voice = make_voice(engine, timeline, tts=args.tts, cache_dir=args.cache_dir,
-                           warn=lambda msg: print(f"moderator: warning: {msg}", file=env.stderr))
-        report = voice.prerender(engine, engine.schedule)
-        print(f"(prepared {report.rendered + report.cached} phrases before the game in {report.seconds:.2f} s: "
-              f"{report.rendered} rendered, {report.cached} from the cache)", file=env.stderr)
+            delivery.append(_voice_delivery(engine, scenario, args, voice))
 
     try:
         engine = run_scenario(scenario, grammar=grammar, catalog=catalog, listeners=[write], setup=setup,
                      schedule=schedule_from(args),
-                     deliver=(lambda engine, clock, step: delivery[0](engine, clock, step)) if spoken else None)
+                     deliver=(lambda engine, clock, step: delivery[0](engine, clock, step)) if spoken else None,
+                     between=(lambda engine, clock, t: delivery[0].fill(engine, clock, t)) if spoken else None)
+        if voice is not None:
+            voice.finish()  # anything not reported as spoken yet, before the log closes
     finally:
         if log is not None:
             log.close()
@@ -118,27 +124,57 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
     return 0
 
 
-def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace, voice: Any) -> Any:
-    """The listening loop for scripted audio: synthetic players, optional noise, the chosen recognizer."""
+def _give_voice(engine: Engine, args: argparse.Namespace, env: Environment) -> tuple[Voice, TimelineOut | None]:
+    """The moderator's voice: into WAV files (--audio-out), or only into the simulated rooms (--echo)."""
+    from moderator.audio.reference import Unplayed
+    from moderator.audio.timeline import TimelineOut
+    from moderator.speaking import make_voice
+
+    timeline = TimelineOut(args.audio_out, t0=engine.clock.now()) if args.audio_out is not None else None
+    voice = make_voice(engine, timeline if timeline is not None else Unplayed(), tts=args.tts,
+                       cache_dir=args.cache_dir, warn=lambda msg: print(f"moderator: warning: {msg}", file=env.stderr))
+    report = voice.prerender(engine, engine.schedule)
+    print(f"(prepared {report.rendered + report.cached} phrases before the game in {report.seconds:.2f} s: "
+          f"{report.rendered} rendered, {report.cached} from the cache)", file=env.stderr)
+    # The briefing is said before round 1, and the script's times count from round 1: start that early,
+    # and earlier still by the set-up chirp when the rooms' microphones hear the moderator.
+    chirp = CHIRP_SECONDS if args.echo is not None else 0.0
+    engine.clock.lead_in(chirp + voice.speaker.measure("briefing", engine.briefing_text()))  # type: ignore[attr-defined]
+    if timeline is not None:
+        timeline.t0 = engine.clock.now()
+    return voice, timeline
+
+
+#: The set-up chirp of a simulated room, and the microphones listening for it.
+CHIRP_SECONDS = 1.2
+
+
+def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace, voice: Voice | None) -> Any:
+    """The listening loop for scripted audio: synthetic players, optional noise and echo, the chosen recognizer."""
     from moderator.adapters.player_voice import parse_voice, speak
     from moderator.audio.clip import Clip
     from moderator.audio.endpoint import RATE
+    from moderator.audio.room import EchoRoom
     from moderator.listening import make_recognizer
-    from moderator.mics import half_duplex, make_listener
+    from moderator.mics import make_listener
     from moderator.voice_input import VoiceDelivery, make_babble
 
     parse_voice(args.voice)  # a bad --voice fails before the game starts
     mics = (None,) if scenario.options.shared_mic else ("A", "B")
-    # Half-duplex against the moderator's own voice, when it speaks (--audio-out).
-    listener = make_listener(engine, make_recognizer(args.engine, args.vosk_model), mics, half_duplex(voice),
+    # With the moderator's voice, its echo is cancelled out of the microphones (or they are half-duplex).
+    listener = make_listener(engine, make_recognizer(args.engine, args.vosk_model), mics, voice, aec=args.aec,
                              wake_word=scenario.options.wake_word)
     noise = None
     if args.noise == "babble":
         noise = make_babble(30.0, speak, seed=scenario.seed)
     elif args.noise is not None:
         noise = Clip.read(Path(args.noise)).resample(RATE).samples
-    return VoiceDelivery(listener, lambda text: speak(text, args.voice), typed=args.input == "text",
-                         noise=noise, snr=args.snr, seed=scenario.seed)
+    room = EchoRoom(voice.out, args.echo, seed=scenario.seed) if voice is not None and args.echo is not None else None
+    delivery = VoiceDelivery(listener, lambda text: speak(text, args.voice), typed=args.input == "text",
+                             noise=noise, snr=args.snr, seed=scenario.seed, room=room)
+    if room is not None:
+        delivery.calibrate(engine, CHIRP_SECONDS)
+    return delivery
 
 
 def transcript_line(event: dict[str, Any]) -> str:

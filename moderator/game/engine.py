@@ -16,7 +16,7 @@ from moderator.ports import Announcer, Clock
 from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog
 from moderator.speech.grammar import Grammar, NoParse, Parsed
-from moderator.timers import Scheduler
+from moderator.timers import Scheduler, Timer
 
 Event = dict[str, Any]
 Listener = Callable[[Event], None]
@@ -46,6 +46,8 @@ _ACTIONS: dict[str, Callable[..., actions.Apply]] = {
 }
 #: Commands that "undo" can take back (until something locks).
 _UNDOABLE = {"appoint", "name_answer", "offer", "accept", "refuse", "usurp", "ready"}
+#: While the moderator's next words are still being synthesized, how often round 1 checks whether it may start.
+_RECHECK = 0.5
 #: When a hostage choice is read back for a "yes" before it locks: for spoken commands only (a
 #: recognizer can mishear a name; a typed line is what the host meant), always, or never.
 READ_BACK = ("spoken", "always", "never")
@@ -93,6 +95,8 @@ class Engine(RoundClock):
         #: While a timer fires: its due time, added to the announcements it causes as ``scheduled``.
         self._scheduled: float | None = None
         self._last_t = float("-inf")
+        #: The room of the command being applied (None: not known), for the answers that depend on it.
+        self._asking: str | None = None
         self._listeners: list[Listener] = []
         self._undo: list[GameState] = []
         self._schedule_round()
@@ -179,11 +183,18 @@ class Engine(RoundClock):
         if self.state.machine == self.chart.initial:
             self.emit("state", state=self.chart.initial)
             self.fire("deal")
-            plan = self.state.plan
-            self.say("both", "briefing", players=len(self.state.players),
-                     rounds=len(plan["rounds"]),
-                     room_a=self.names(self.state.rooms["A"].members),
-                     room_b=self.names(self.state.rooms["B"].members))
+            self.say("both", "briefing", _text=self.briefing_text())
+
+    def briefing_text(self) -> str:
+        """What the moderator says first: the players, the rounds and the rooms."""
+        return self.text("briefing", players=len(self.state.players), rounds=len(self.state.plan["rounds"]),
+                         room_a=self.names(self.state.rooms["A"].members),
+                         room_b=self.names(self.state.rooms["B"].members))
+
+    def phase(self) -> tuple[int, str]:
+        """The round and the top-level state: an answer about "now" is stale once this changes."""
+        leaf = self.flow.state[0] if isinstance(self.flow.state, list) else self.flow.state
+        return self.state.round, leaf.split(SEP)[0]
 
     def handle_text(self, text: str, room: str | None = None, *, spoken: bool = False) -> bool:
         """Parse a typed line or transcript (``spoken``) and apply it. Returns True when accepted."""
@@ -211,6 +222,7 @@ class Engine(RoundClock):
         if undoable:
             self._undo.append(saved)
         self.emit("command", room=where or "both", intent=parsed.intent, slots=parsed.slots, text=parsed.text)
+        self._asking = where
         apply()
         if not undoable and parsed.intent not in ("time", "repeat", "help", "undo"):
             self._undo.clear()
@@ -241,9 +253,39 @@ class Engine(RoundClock):
             and any(self.flow.may_trigger(trigger.format(room=r)) for r in ROOMS)  # type: ignore[attr-defined]
         ]
 
-    def help_text(self) -> str:
-        """Example phrasings of what can be said now."""
-        return self.catalog.join([self.text(f"example.{i}") for i in self.allowed_intents()])
+    def help_text(self, room: str | None = None) -> str:
+        """Example phrasings of the 3 to 5 commands that fit now, most useful first, for ``room`` (default:
+        the room of the command being applied; None: either room)."""
+        return self.catalog.join([self.text(f"example.{i}") for i in self.helpful_intents(room or self._asking)])
+
+    def helpful_intents(self, room: str | None = None) -> list[str]:
+        """The 3 to 5 intents most worth suggesting now in ``room`` (None: either room), best first: the
+        answer the moderator waits for, then what moves the game on, then questions; fewer when fewer fit."""
+        s = self.state
+        rooms = [s.rooms[room]] if room in ROOMS else list(s.rooms.values())
+        led, timed = all(r.leader is not None for r in rooms), s.deadline is not None
+        wanted = [intent for intent, waiting in (
+            ("confirm", any(r.pending for r in rooms)), ("room_answer", s.asked_room),
+            ("name_answer", any(r.asked_leader for r in rooms))) if waiting]
+        if self.in_state("round.running"):
+            offer = any(r.offer for r in rooms)
+            wanted += (["accept", "refuse"] if offer else []) + ([] if led else ["appoint"])
+            wanted += ["time", "pause"] if timed else (["ready"] if led else []) + ["pause"]
+            wanted += ([] if offer or not led else ["offer"]) + (["usurp"] if led else [])
+        elif self.in_state("round.paused"):
+            wanted += ["resume", "time"]
+        elif self.in_state("hostages"):
+            wanted += ([] if led else ["appoint"]) + ["hostages", "time"]
+        else:
+            wanted += ["start", "met", "predict", "reveal"]
+        wanted += ["undo"] if self._undo else []
+        fits = set(self.allowed_intents())
+        if room in ROOMS:  # what only the other room may do now is no help here
+            fits = {i for i in fits
+                    if self.flow.may_trigger(self.chart.intents[i].format(room=room))}  # type: ignore[attr-defined]
+        chosen = list(dict.fromkeys(i for i in wanted if i in fits))
+        chosen += [i for i in ("repeat", "help") if i in fits and i not in chosen][: max(0, 3 - len(chosen))]
+        return chosen[:5]
 
     # --- game steps --------------------------------------------------------------------------
 
@@ -255,9 +297,38 @@ class Engine(RoundClock):
         self.say(room, f"leader.{how}", player=player, room=room)
 
     def start_game(self) -> None:
-        """ "start the game": round 1 begins."""
+        """ "start the game": round 1 begins as soon as the moderator has finished speaking (the briefing).
+
+        With an announcer that knows when it will be quiet (``idle_at()``, the Speaker), a timer starts round
+        1 then; without one (text), it starts now.
+        """
+        self.timers.cancel("start")
+        at = self._quiet_at(self.clock.now())
+        if at is None:
+            self._round_one()
+        else:
+            self.timers.at(at if at != float("inf") else self.clock.now() + _RECHECK, "start", group="start")
+
+    def _quiet_at(self, moment: float) -> float | None:
+        """When the announcer will have finished speaking, if that is after ``moment`` (None: by then)."""
+        idle_at = getattr(self.announcer, "idle_at", None)
+        at = None if idle_at is None else idle_at()
+        return at if at is not None and at > max(moment, self.clock.now()) + 1e-6 else None
+
+    def _round_one(self) -> None:
         self.fire("start")
         self._start_round(1)
+
+    def _fire_timer(self, timer: Timer) -> None:
+        if timer.name != "start":
+            super()._fire_timer(timer)
+        elif self.in_state("briefing"):
+            at = self._quiet_at(timer.due)
+            if at is None:
+                self._round_one()
+            else:  # more was said meanwhile, or a phrase is still rendering (inf)
+                # Later than the timer itself, so a tick handling timers ahead of time cannot loop on it.
+                self.timers.at(at if at != float("inf") else timer.due + _RECHECK, "start", group="start")
 
     def round_seconds(self) -> int | None:
         """The current round's duration (None in the no-timer variant)."""
@@ -280,7 +351,9 @@ class Engine(RoundClock):
         for room in s.rooms.values():
             room.no_giveback, room.offer, room.ready = None, None, False
         seconds = self.round_seconds()
-        s.deadline = None if seconds is None else self.clock.now() + seconds
+        # Round 1 may start from a timer (after the briefing), handled a little ahead: its own time counts.
+        now = self.clock.now() if self._scheduled is None else self._scheduled
+        s.deadline = None if seconds is None else now + seconds
         due = self.hostages_due()
         self.emit("round_start", round=number, seconds=seconds, hostages={r: due for r in ROOMS})
         self._schedule_round()
