@@ -4,13 +4,15 @@ Run:  .venv/bin/python -m benchmarks [--quick] [--out DIR] [--vosk-model PATH] [
 
 1. Command acceptance across voices and babble levels (benchmarks/acceptance.py)
 2. False accepts per hour, with and without the wake word (benchmarks/false_accepts.py)
-3. Latency to the ``command`` event and to the reply's first sample (benchmarks/latency.py)
-4. Cost: real-time factor, CPU, memory, launch to listening (benchmarks/cost.py)
-5. Timer accuracy over a 5-round game (benchmarks/announce_latency.py)
+3. Acceptance while the moderator talks, with and without echo cancellation (benchmarks/barge_in.py)
+4. Latency to the ``command`` event and to the reply's first sample, full duplex (benchmarks/latency.py)
+5. Cost: real-time factor (with and without echo cancellation), CPU, memory, launch to listening
+   (benchmarks/cost.py)
+6. Timer accuracy over a 5-round game (benchmarks/announce_latency.py)
 
-The listening benchmarks (1, 2) share a pool of worker processes, one per core; the real-time ones
-(3, 4, 5) run after them so that nothing else competes for the CPU; 3 and 5 run side by side (both
-mostly wait for the clock). Every engine with a model is measured: pocketsphinx always, vosk when an
+The listening benchmarks (1, 2) share a pool of worker processes, one per core; 3 runs after them on one
+core; the real-time ones (4, 5, 6) run last so that nothing else competes for the CPU; 4 and 6 run side by
+side (both mostly wait for the clock). Every engine with a model is measured: pocketsphinx always, vosk when an
 English model is installed (``moderator models download``) or given with ``--vosk-model``.
 """
 
@@ -23,6 +25,7 @@ import importlib.util
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,11 +33,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import acceptance, cost, false_accepts, latency, pool, report
+from benchmarks import acceptance, barge_in, cost, false_accepts, latency, pool, report
 from benchmarks.corpus import PARTY_TALK, ROSTERS, VOICES, babble
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 0
+#: --quick: commands said over the moderator in each condition, and commands of the real-time latency run.
+QUICK_BARGE_IN = 6
+QUICK_LATENCY = 4
 
 
 def log(message: str) -> None:
@@ -82,6 +88,24 @@ def commit() -> tuple[str, str]:
     return head + ("+uncommitted changes" if diff else ""), f"{head}:{hash(diff)}"
 
 
+def pulseaudio() -> bool:
+    """Whether the PulseAudio bench of the real-time benchmarks can run (tests/pulse.py)."""
+    return all(shutil.which(tool) for tool in ("pulseaudio", "pactl", "parec", "pacat"))
+
+
+def barge_in_summary(raw: dict[str, Any]) -> dict[str, Any]:
+    """``benchmarks.barge_in.run``'s figures without its per-command rows (only the misses of each condition)."""
+    out = {k: v for k, v in raw.items() if k != "conditions"}
+    out["conditions"] = {}
+    for label, cond in raw["conditions"].items():
+        cell = {k: v for k, v in cond.items() if k != "rows"}
+        cell["rate"] = round(cond["right"] / cond["n"], 4) if cond["n"] else None
+        cell["missed"] = [{"text": r["text"], "voice": r["voice"], "heard": r["heard"]}
+                          for r in cond.get("rows", []) if not r["right"]]
+        out["conditions"][label] = cell
+    return out
+
+
 def timer_accuracy(full: bool, out: Path) -> subprocess.Popen[bytes]:
     """Start benchmarks/announce_latency.py (quick: short rounds) writing to ``out``."""
     cmd = [sys.executable, "-m", "benchmarks.announce_latency", "--json", str(out)] + ([] if full else ["--quick"])
@@ -92,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run everything and write the results."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help="a small subset (CI): a few commands, little audio, no real-time latency or timer runs")
+                        help=f"a small subset (CI): a few commands, little audio, {QUICK_LATENCY} commands of "
+                        "real-time latency, no timer run")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks", help="where to write the results")
     parser.add_argument("--vosk-model", type=Path, metavar="PATH", help="also measure vosk with this model")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
@@ -126,11 +151,18 @@ def main(argv: list[str] | None = None) -> int:
         "cost": {},
         "latency": {},
     }
+    log("acceptance while the moderator talks (pocketsphinx)")
+    result["barge_in"] = {"pocketsphinx": barge_in_summary(barge_in.run(QUICK_BARGE_IN) if quick else barge_in.run())}
     log("cost")
     for engine, model in chosen.items():
         result["cost"][engine] = cost.run(5.0 if quick else 30.0, engine, model)
     if quick:
-        notes.append("--quick: latency and timer accuracy were not run.")
+        if pulseaudio():
+            log(f"latency ({QUICK_LATENCY} commands, pocketsphinx)")
+            result["latency"]["pocketsphinx"] = latency.run(QUICK_LATENCY)
+            notes.append(f"--quick: latency over {QUICK_LATENCY} commands only; timer accuracy was not run.")
+        else:
+            notes.append("--quick: latency (PulseAudio is not installed) and timer accuracy were not run.")
     else:
         with tempfile.TemporaryDirectory() as tmp:
             timer_json = Path(tmp) / "timer.json"

@@ -91,7 +91,7 @@ def child(quick: bool, out: Path) -> None:
         voice.finish(timeout=600)
         speakers.close()
         voice.close()
-    report = _measure(events, voice.speaker.log, speakers.starts)
+    report = _measure(events, voice.speaker.log, speakers.starts, voice.speaker.dropped)
     report.update({
         "game": {"players": 11, "rounds": 5, "durations": list(durations), "warnings": list(schedule.warnings),
                  "countdown": schedule.countdown, "quick": quick},
@@ -124,11 +124,16 @@ def _play_the_players(engine: Any) -> None:
         engine.handle_text(f"the bomber is {state.rooms['B'].members[0]}")
 
 
-def _measure(events: list[dict[str, Any]], spoken: list[tuple], starts: list[tuple]) -> dict[str, Any]:
-    """Match each timed announcement to the clip the speaker queued and the moment the device started it."""
+def _measure(events: list[dict[str, Any]], spoken: list[tuple], starts: list[tuple],
+             dropped: list[tuple[str, str, str]] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+    """Match each timed announcement to the clip the speaker queued and the moment the device started it.
+
+    A phrase the speaker dropped (a time warning that would have come more than 1 s late, behind a reply
+    still playing in its room) was never queued: it is counted apart, as ``timed_announcements_dropped``."""
     announces = [e for e in events if e["type"] == "announce"]
     expanded = [(e, room) for e in announces for room in (("A", "B") if e["room"] == "both" else (e["room"],))]
-    assert len(expanded) == len(spoken), (len(expanded), len(spoken))
+    assert len(expanded) == len(spoken) + len(dropped), (len(expanded), len(spoken), len(dropped))
+    gone = {(room, key) for room, key, _ in dropped}
     # Timed phrases are pre-rendered, so the speaker queued them while the event was emitted: same room, key, time.
     queued = {(room, key, round(requested, 3)): (requested, start) for room, key, requested, start, _ in spoken}
     dac = {(room, round(at, 6)): started for room, at, started in starts}
@@ -137,6 +142,8 @@ def _measure(events: list[dict[str, Any]], spoken: list[tuple], starts: list[tup
     for event, room in expanded:
         if event["key"] not in TIMED:
             continue
+        if (room, event["key"], event["t"]) not in queued and (room, event["key"]) in gone:
+            continue  # dropped, counted below
         requested, start = queued[(room, event["key"], event["t"])]
         started = dac.get((room, round(start, 6)))
         if started is None:
@@ -150,6 +157,7 @@ def _measure(events: list[dict[str, Any]], spoken: list[tuple], starts: list[tup
         "lateness_ms": percentiles(total),
         "components_ms": {"tick": percentiles(tick), "queue": percentiles(queue), "output": percentiles(output)},
         "timed_announcements_not_started": missing,
+        "timed_announcements_dropped": sum(1 for _, key, _ in dropped if key in TIMED),
         "all_announcements": len(expanded),
     }
 

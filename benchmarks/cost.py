@@ -5,6 +5,13 @@ Run alone:  .venv/bin/python -m benchmarks.cost [--seconds S]
 Everything is measured in a fresh child process, so its peak RSS is that of a moderator listening to
 two rooms (engine, grammar, recognizer, endpointers); the audio is made beforehand and loaded from a file. The audio
 is party talk and commands from the synthetic players with 8-talker babble under it at 12 dB.
+
+Full duplex (``moderator play`` with speakers): room A's audio again, with the moderator talking about half
+the time (its announcements, by its own synthesizer) heard through a simulated room
+(``moderator.audio.room.EchoRoom``, 20-60 ms away, RT60 0.3 s). ``rtf_echo_one_room`` is the echo path
+alone (``EchoPath.cancel``: Speex's filter, the delay tracking and the residual-echo estimate),
+``rtf_canceller_one_room`` the canceller's filter alone within it, and ``rtf_one_room_aec`` the whole
+listening path with it (``Listener.feed`` with an ``EchoPath``), beside ``rtf_one_room`` without.
 """
 
 from __future__ import annotations
@@ -62,18 +69,90 @@ def room_audio(seconds: float, seed: int) -> np.ndarray:
     return speech + scale_noise(speech, noise, SNR, peak=True)
 
 
+def moderator_track(seconds: float, seed: int) -> tuple[list[tuple[float, np.ndarray]], np.ndarray, float, float]:
+    """The moderator's announcements placed so that it talks about half of ``seconds`` (each followed by a
+    pause about as long), after a ``lead`` of set-up talk (the briefing, before clock time 0, on which the
+    canceller adapts); what room A's microphone hears of them from ``-lead``; that microphone's delay; ``lead``."""
+    from benchmarks.barge_in import ANNOUNCEMENTS, WARM_UP, moderator_voice
+    from moderator.audio.clip import Clip
+    from moderator.audio.endpoint import RATE
+    from moderator.audio.reference import PlayedAudio, Unplayed
+    from moderator.audio.room import EchoRoom
+    from moderator.voice_input import CHUNK
+
+    say = moderator_voice()
+    rng = np.random.default_rng(seed)
+    played = PlayedAudio(Unplayed(), keep=2 * seconds + 120)
+    warm = say(WARM_UP).resample(RATE)
+    lead = float(np.ceil((warm.duration + 0.5) / CHUNK) * CHUNK)
+    phrases: list[tuple[float, np.ndarray]] = [(-lead + 0.2, warm.samples)]
+    t = 0.3
+    while t < seconds:
+        clip = say(ANNOUNCEMENTS[int(rng.integers(len(ANNOUNCEMENTS)))]).resample(RATE)
+        phrases.append((t, clip.samples))
+        t += clip.duration * (1 + float(rng.uniform(0.8, 1.2)))
+    for at, samples in phrases:
+        played.play("A", Clip(samples, RATE), at)
+    room = EchoRoom(played, 0.0, seed=seed)
+    return phrases, room.echo("A", -lead, round((lead + seconds) * RATE)), room.delays["A"], lead
+
+
+def echo_cost(audio: np.ndarray, phrases: list[tuple[float, np.ndarray]], delay: float, lead: float,
+              listener_for: Any) -> dict[str, float]:
+    """Real-time factors of the echo path alone, of its canceller alone, and of the listening path with it,
+    on one room's ``audio`` (its microphone from clock time ``-lead``, the moderator's echo in it) and the
+    moderator's ``phrases``. The set-up talk before time 0 is not timed: the canceller adapts on it, as in a game."""
+    from moderator.adapters.echo import make_echo_canceller
+    from moderator.audio.clip import Clip
+    from moderator.audio.echo import LEAD, EchoPath
+    from moderator.audio.endpoint import RATE
+    from moderator.audio.reference import PlayedAudio, Unplayed
+    from moderator.voice_input import CHUNK
+
+    def played() -> PlayedAudio:
+        out = PlayedAudio(Unplayed(), keep=2 * len(audio) / RATE + 120)
+        for start, samples in phrases:
+            out.play("A", Clip(samples, RATE), start)
+        return out
+
+    step, first = round(CHUNK * RATE), round(lead * RATE)
+    seconds = (len(audio) - first) / RATE
+
+    def timed(feed: Any) -> float:
+        """CPU seconds of ``feed(chunk, t)`` over the audio from time 0 (after the untimed set-up)."""
+        for i in range(0, first, step):
+            feed(audio[i : i + step], i / RATE - lead)
+        cpu = time.process_time()
+        for i in range(first, len(audio), step):
+            feed(audio[i : i + step], i / RATE - lead)
+        return time.process_time() - cpu
+
+    path = EchoPath(played(), ("A",), lambda: make_echo_canceller("auto"), {"A": delay})
+    echo = timed(lambda chunk, t: path.cancel("A", chunk, t))
+    canceller, reference = make_echo_canceller("auto"), played()
+    filtering = timed(lambda chunk, t: canceller.process(chunk, reference.reference(("A",), t - (delay - LEAD),
+                                                                                      len(chunk))))
+    listener = listener_for(("A",), EchoPath(played(), ("A",), lambda: make_echo_canceller("auto"), {"A": delay}))
+    listening = timed(lambda chunk, t: listener.feed("A", chunk, RATE, t))
+    talking = sum(max(0.0, min(at + len(p) / RATE, seconds) - max(at, 0.0)) for at, p in phrases)
+    return {"rtf_echo_one_room": round(echo / seconds, 4), "rtf_canceller_one_room": round(filtering / seconds, 4),
+            "rtf_one_room_aec": round(listening / seconds, 4), "moderator_talking_share": round(talking / seconds, 3)}
+
+
 def child(audio_file: Path, engine_name: str, vosk_model: Path | None) -> None:
     """Load, say "listening", then measure the audio in ``audio_file``; prints one JSON line at the end."""
     from benchmarks.corpus import ROSTERS
     from benchmarks.phases import phase_engine
+    from moderator.audio.echo import EchoPath
     from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
     from moderator.listening import make_recognizer
     from moderator.loop import Listener
     from moderator.voice_input import CHUNK
 
-    def listener_for(mics: tuple[str, ...]) -> Listener:
+    def listener_for(mics: tuple[str, ...], echo: EchoPath | None = None) -> Listener:
         engine = phase_engine("round", ROSTERS[0])
-        return Listener(engine, recognizer, mics=mics, new_endpointer=lambda: Endpointer(webrtc_classifier()))
+        return Listener(engine, recognizer, mics=mics, new_endpointer=lambda: Endpointer(webrtc_classifier()),
+                        echo=echo)
 
     recognizer = make_recognizer(engine_name, vosk_model)
     both = listener_for(("A", "B"))
@@ -87,12 +166,6 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None) -> None:
     loaded = np.load(audio_file)
     audio = {room: loaded[room] for room in ("A", "B")}
     seconds = len(audio["A"]) / RATE
-    # Real-time factor: one room's audio, as fast as it goes, on this one core.
-    one = listener_for(("A",))
-    cpu = time.process_time()
-    for i in range(0, len(audio["A"]), step):
-        one.feed("A", audio["A"][i : i + step], RATE, i / RATE)
-    rtf = (time.process_time() - cpu) / seconds
     # Both rooms in real time: each 0.1 s chunk is handed over when it is complete.
     cpu, wall = time.process_time(), time.perf_counter()
     for n, i in enumerate(range(0, len(audio["A"]), step)):
@@ -102,12 +175,26 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None) -> None:
         for room in ("A", "B"):
             both.feed(room, audio[room][i : i + step], RATE, 10.0 + i / RATE)
     elapsed = time.perf_counter() - wall
+    cpu_both = time.process_time() - cpu
+    # The moderator's peak: the listeners below are the benchmark's own (each forks recognizers of its own).
+    peak = memory_mb("VmHWM")
+    # Real-time factor: one room's audio, as fast as it goes, on this one core.
+    one = listener_for(("A",))
+    cpu = time.process_time()
+    for i in range(0, len(audio["A"]), step):
+        one.feed("A", audio["A"][i : i + step], RATE, i / RATE)
+    rtf = (time.process_time() - cpu) / seconds
+    # Full duplex: the same room hearing the moderator, with its echo cancelled.
+    phrases = [(float(start), samples) for start, samples in
+               zip(loaded["ref_starts"], np.split(loaded["ref_audio"], np.cumsum(loaded["ref_lengths"])[:-1]),
+                   strict=True)]
+    duplex = echo_cost(loaded["A_echo"], phrases, float(loaded["delay"]), float(loaded["lead"]), listener_for)
     report = {
-        "engine": engine_name, "seconds": seconds, "rtf_one_room": round(rtf, 4),
-        "cpu_percent_both_rooms": round(100 * (time.process_time() - cpu) / elapsed, 1),
+        "engine": engine_name, "seconds": seconds, "rtf_one_room": round(rtf, 4), **duplex,
+        "cpu_percent_both_rooms": round(100 * cpu_both / elapsed, 1),
         "realtime_lag_s": round(elapsed - seconds, 3),
         "rss_mb_listening": round(rss_listening, 1),
-        "peak_rss_mb": round(memory_mb("VmHWM"), 1),
+        "peak_rss_mb": round(peak, 1),
     }
     print(json.dumps(report), flush=True)
 
@@ -116,7 +203,13 @@ def run(seconds: float = 30.0, engine_name: str = "pocketsphinx", vosk_model: Pa
     """Make the rooms' audio; launch the child; time it to "listening"; collect its figures."""
     with tempfile.TemporaryDirectory() as tmp:
         audio_file = Path(tmp) / "rooms.npz"
-        np.savez(audio_file, A=room_audio(seconds, 1), B=room_audio(seconds, 2))
+        a = room_audio(seconds, 1)
+        phrases, echo, delay, lead = moderator_track(seconds, 1)
+        # Room A's microphone again, hearing the moderator: its set-up talk alone first, then over the party.
+        heard = np.concatenate([np.zeros(len(echo) - len(a), np.float32), a]) + echo
+        np.savez(audio_file, A=a, B=room_audio(seconds, 2), A_echo=heard, delay=delay, lead=lead,
+                 ref_starts=np.array([s for s, _ in phrases]), ref_lengths=np.array([len(p) for _, p in phrases]),
+                 ref_audio=np.concatenate([p for _, p in phrases]))
         return _launch(audio_file, engine_name, vosk_model)
 
 

@@ -68,10 +68,10 @@ def new_endpointer() -> Endpointer:
 
 def add_echo_options(p: argparse.ArgumentParser) -> None:
     """``--aec``: which echo canceller lets the microphones listen while the moderator talks."""
-    p.add_argument("--aec", choices=("auto", "speex", "webrtc", "off"), default="auto",
-                   help="echo cancellation, so players can be heard while the moderator talks: auto (speex, the "
-                   "system's libspeexdsp), speex, webrtc (needs pywebrtc-audio) or off (the microphone is "
-                   "ignored while the moderator speaks in its room, and players are asked to say it again)")
+    p.add_argument("--aec", choices=("auto", "speex", "off"), default="auto",
+                   help="echo cancellation, so players are heard while the moderator talks: auto or speex (Speex's "
+                   "canceller, from the system's libspeexdsp), or off (a microphone is ignored while the "
+                   "moderator speaks in its room, and players heard over it are asked to say it again)")
 
 
 def make_listener(engine: Engine, recognizer: Recognizer, mics: tuple[str | None, ...],

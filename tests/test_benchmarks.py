@@ -33,9 +33,19 @@ def test_quick_suite_writes_results_report_and_plot(tmp_path: Path) -> None:
     assert fa["with wake word"]["wake_word"] == "moderator"
     cost = result["cost"]["pocketsphinx"]
     assert cost["peak_rss_mb"] > 0 and cost["launch_to_listening_s"] > 0
+    assert cost["rtf_one_room_aec"] > 0 and 0 < cost["rtf_canceller_one_room"] <= cost["rtf_echo_one_room"]
+    talks = result["barge_in"]["pocketsphinx"]["conditions"]
+    assert talks["silence"]["n"] > 0 and any("cancelled" in label for label in talks)
+    assert all(cond["echo_rtf"] > 0 for label, cond in talks.items() if "cancelled" in label)
     report = (tmp_path / "report.md").read_text()
     assert "python -m benchmarks --quick" in report
     assert "≥ 98%" in report and "≤ 0.5" in report and "≤ 300 MB" in report
+    assert "## While the moderator talks" in report and "share of silence's acceptance" in report
+    if shutil.which("pulseaudio") is not None:  # the quick latency run needs the PulseAudio bench
+        latency = result["latency"]["pocketsphinx"]
+        assert latency["recognized"] > 0 and latency["to_reply_ms"]["p95"] > latency["to_command_ms"]["p50"] > 0
+        assert set(latency["breakdown_ms"]) == {"hangover", "chunk", "loop", "decode", "reply_wait", "output"}
+        assert "## Latency (pocketsphinx)" in report and "Where the time goes" in report
     ET.fromstring((tmp_path / "acceptance.svg").read_text())  # well-formed
 
 

@@ -228,12 +228,7 @@ class EchoPath:
         adapted), and is not digital quiet; an utterance needs ``PLAYER_SECONDS`` of such blocks. While the
         moderator is silent, the whole utterance is the player's."""
         blocks = len(samples) // BLOCK
-        echo = np.full(blocks, -120.0)
-        for start, levels in self._mics[mic].echo_levels:
-            first = round((start - t) * RATE) // BLOCK  # where this record starts among the utterance's blocks
-            lo, hi = max(first, 0), min(first + len(levels), blocks)
-            if hi > lo:
-                echo[lo:hi] = levels[lo - first : hi - first]
+        echo = self._echo_levels(mic, t, blocks)
         if blocks == 0 or echo.max() <= -60:
             return 0, len(samples)
         player = np.nonzero(_block_db(samples, blocks) > np.maximum(echo + PLAYER_UNDER_ECHO, -55.0))[0]
@@ -241,6 +236,16 @@ class EchoPath:
             return None
         before, after = round(SPAN_BEFORE * RATE), round(SPAN_AFTER * RATE)
         return max(0, player[0] * BLOCK - before), min(len(samples), (player[-1] + 1) * BLOCK + after)
+
+    def _echo_levels(self, mic: str | None, t: float, blocks: int) -> np.ndarray:
+        """The moderator's level in ``mic`` (dB per 10 ms block) over ``blocks`` blocks from clock time ``t``."""
+        echo = np.full(blocks, -120.0)
+        for start, levels in self._mics[mic].echo_levels:
+            first = round((start - t) * RATE) // BLOCK  # where this record starts among the blocks
+            lo, hi = max(first, 0), min(first + len(levels), blocks)
+            if hi > lo:
+                echo[lo:hi] = levels[lo - first : hi - first]
+        return echo
 
     def take_overheard(self, mic: str | None) -> bool:
         """Whether a player was heard over the moderator (without a working canceller) since the last call."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -115,7 +116,7 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
         if voice is not None:
             voice.close()
     if timeline is not None and args.audio_out is not None:
-        timeline.extend(engine.last_t)
+        timeline.extend(math.ceil(engine.last_t * 1000) / 1000)  # the log's times are rounded to the ms
         timeline.close()
         (args.audio_out / "transcript.txt").write_text("\n".join(transcript) + "\n", encoding="utf-8")
         if not args.quiet:
