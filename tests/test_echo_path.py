@@ -35,6 +35,27 @@ def test_the_record_gives_what_was_played_where_and_when_and_forgets_what_was_cu
     assert played.speaking(("A",), 10.4) and not played.speaking(("A",), 10.6)
 
 
+def test_the_record_follows_when_the_device_really_started_a_clip() -> None:
+    class LateOut(RecordingOut):
+        """A sound card: a clip asked for now starts at its next buffer, 0.09 s later."""
+
+        starts: list[tuple[str, float, float]] = []
+
+        def play(self, room: str, clip: Clip, at: float) -> None:
+            super().play(room, clip, at)
+            self.starts = [*self.starts, (room, at, at + 0.09)]
+
+    played = PlayedAudio(LateOut())
+    a = tone(1.0)
+    played.play("A", a, 5.0)
+    ref = played.reference(("A",), 5.0, RATE)
+    lag = round(0.09 * RATE)
+    assert not ref[:lag].any() and np.allclose(ref[lag:], a.samples[: RATE - lag])
+    assert not played.speaking(("A",), 5.05) and played.speaking(("A",), 6.05)
+    played.stop("A", a, 5.5)
+    assert not played.reference(("A",), 5.5, RATE).any()
+
+
 class Subtractor:
     """A canceller that knows the room exactly: the microphone minus ``gain`` times the reference."""
 

@@ -23,6 +23,9 @@ class _Placed:
     """At ``RATE``."""
     start: float
     end: float
+    asked: float = 0.0
+    """The clock time ``play`` was asked for (``start`` moves to when the device really started it)."""
+    settled: bool = False
     peak_power: float | None = None
     """Filled in by whoever measures it (the simulated room)."""
 
@@ -54,6 +57,7 @@ class PlayedAudio:
         self.out = out
         self.keep = keep
         self._placed: list[_Placed] = []
+        self._started = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.out, name)
@@ -61,14 +65,15 @@ class PlayedAudio:
     def play(self, room: str, clip: Clip, at: float) -> None:
         """Play ``clip`` through ``out`` and remember it."""
         samples = clip.resample(RATE).samples.astype(np.float32, copy=False)
-        self._placed.append(_Placed(room, clip, samples, at, at + len(samples) / RATE))
+        self._placed.append(_Placed(room, clip, samples, at, at + len(samples) / RATE, asked=at))
         self.out.play(room, clip, at)
 
     def stop(self, room: str, clip: Clip, at: float) -> None:
-        """Cut ``clip`` short through ``out``, and in the record."""
+        """Cut ``clip`` short through ``out``, and in the record (a clip cut before it started is never heard)."""
+        self._settle()
         for placed in self._placed:
-            if placed.clip is clip and placed.room == room and placed.start <= at < placed.end:
-                placed.end = at
+            if placed.clip is clip and placed.room == room and at < placed.end:
+                placed.end = max(at, placed.start)
         self.out.stop(room, clip, at)
 
     def close(self) -> None:
@@ -77,6 +82,7 @@ class PlayedAudio:
 
     def reference(self, rooms: Sequence[str], t: float, n: int) -> np.ndarray:
         """The ``n`` samples (at 16 kHz) the moderator played into ``rooms`` from clock time ``t``, mixed."""
+        self._settle()
         out = np.zeros(n, np.float32)
         t_end = t + n / RATE
         for placed in self._placed:
@@ -90,10 +96,26 @@ class PlayedAudio:
         self._placed = [p for p in self._placed if p.end > t - self.keep]
         return out
 
+    def _settle(self) -> None:
+        """Move each clip to when the device really started it, once it says (``out.starts``: room, time
+        asked, time started). A clip asked for "now" starts a buffer later on a sound card, and the
+        canceller must hear it where the room does."""
+        starts = getattr(self.out, "starts", None)
+        if not starts or len(starts) <= self._started:
+            return
+        fresh, self._started = starts[self._started :], len(starts)
+        for room, asked, started in fresh:
+            for placed in reversed(self._placed):
+                if placed.room == room and not placed.settled and abs(placed.asked - asked) < 1e-6:
+                    shift = started - placed.start
+                    placed.start, placed.end, placed.settled = placed.start + shift, placed.end + shift, True
+                    break
+
     def history(self) -> list[_Placed]:
         """The clips remembered (those of the last ``keep`` seconds and later)."""
         return list(self._placed)
 
     def speaking(self, rooms: Sequence[str], t: float) -> bool:
         """Whether the moderator is playing something in ``rooms`` at clock time ``t``."""
+        self._settle()
         return any(p.room in rooms and p.start <= t < p.end for p in self._placed)
