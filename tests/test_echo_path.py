@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from fakes import RecordingOut
@@ -39,11 +41,11 @@ def test_the_record_follows_when_the_device_really_started_a_clip() -> None:
     class LateOut(RecordingOut):
         """A sound card: a clip asked for now starts at its next buffer, 0.09 s later."""
 
-        starts: list[tuple[str, float, float]] = []
+        starts: tuple[tuple[str, float, float], ...] = ()
 
         def play(self, room: str, clip: Clip, at: float) -> None:
             super().play(room, clip, at)
-            self.starts = [*self.starts, (room, at, at + 0.09)]
+            self.starts = (*self.starts, (room, at, at + 0.09))
 
     played = PlayedAudio(LateOut())
     a = tone(1.0)
@@ -94,7 +96,7 @@ def test_the_echo_path_hands_the_canceller_the_reference_of_the_same_instant_shi
         audio, start = path.cancel("A", mic[i : i + 1000], i / RATE)
         cleaned.append(audio)
         t.append((start, len(audio)))
-    for (s0, n0), (s1, _) in zip(t, t[1:], strict=False):
+    for (s0, n0), (s1, _) in itertools.pairwise(t):
         assert s1 == pytest.approx(s0 + n0 / RATE), "the cleaned audio is gapless in time"
     out = np.concatenate(cleaned)
     assert len(out) == len(mic) // 160 * 160
@@ -130,7 +132,7 @@ def test_the_delay_is_followed_during_the_game_from_the_moderators_own_phrases()
     for _ in range(8):
         phrase = Clip(np.concatenate([chirp(RATE), rng.normal(0, 0.1, RATE).astype(np.float32)]), RATE)
         played.play("A", phrase, t + 0.1)
-        for i in range(0, 2 * RATE, 1600):
+        for _ in range(0, 2 * RATE, 1600):
             mic = room.echo("A", t, 1600) + rng.normal(0, 1e-3, 1600).astype(np.float32)
             path.cancel("A", mic, t)
             t += 0.1

@@ -244,7 +244,7 @@ def test_hostages_short_of_the_rounds_count_wait_for_the_long_pause(tmp_path: Pa
 
 
 def test_a_command_heard_while_a_long_phrase_plays_cuts_it_before_it_is_acted_on() -> None:
-    listener, _, events = at_round_end()
+    listener, _, _ = at_round_end()
     order: list[str] = []
     listener.engine.subscribe(lambda e: order.append(e["type"]) if e["type"] == "command" else None)
     cut = Listener(listener.engine, ScriptedRecognizer([]), new_endpointer=lambda: None,  # type: ignore[arg-type,return-value]

@@ -27,8 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="do not print the transcript")
     add_speech_options(p, devices=False)
     # simulate() options that the demo does not offer: typed lines, no noise.
-    p.set_defaults(func=run, events=None, input="text", noise=None, snr=None, echo=None, aec="auto", voice="flite:slt", engine="auto",
-                   vosk_model=None)
+    p.set_defaults(func=run, events=None, input="text", noise=None, snr=None, echo=None, aec="auto",
+                   voice="flite:slt", engine="auto", vosk_model=None)
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
