@@ -30,43 +30,50 @@ class Measured:
     confidence: float
 
 
+def sweep() -> Clip:
+    """The set-up chirp: 0.3 s from 300 Hz to 6 kHz, at a comfortable level."""
+    return Clip(chirp(RATE, seconds=0.3, level=0.3), RATE)
+
+
+def locate(played: PlayedAudio, room: str, t0: float, heard: np.ndarray) -> tuple[float, float]:
+    """(delay, confidence) of what ``room``'s speaker played in ``heard``: 16 kHz audio from clock time ``t0``."""
+    return estimate_delay(played.reference((room,), t0, len(heard)), heard, RATE)
+
+
+def settle(path: EchoPath, estimates: dict[str | None, list[tuple[float, float]]]) -> list[Measured]:
+    """Give each microphone the delay of the nearest speaker it surely heard (the reference must never come
+    late); a microphone that heard no chirp keeps its delay (0: the canceller finds the echo on its own,
+    within its filter)."""
+    out = []
+    for mic, found in estimates.items():
+        sure = [(d, c) for d, c in found if c >= FOUND]
+        if sure:
+            delay = min(d for d, _ in sure)
+            path.set_delay(mic, delay)
+            out.append(Measured(mic, delay, max(c for _, c in sure)))
+        else:
+            out.append(Measured(mic, None, max((c for _, c in found), default=0.0)))
+    return out
+
+
 def measure_delays(played: PlayedAudio, mics: AudioIn, path: EchoPath, clock: Clock,
                    wait: Callable[[float], None]) -> list[Measured]:
-    """Play a short chirp into each room in turn and find it in the microphones that hear that room.
-
-    A chirp found sets that microphone's delay in ``path``; one not found leaves the delay at 0 (the
-    canceller then has to find the echo on its own, within its filter) and is reported. ``wait`` sleeps
-    (the live clock) while the chirp plays.
-    """
-    sweep = Clip(chirp(RATE, seconds=0.3, level=0.3), RATE)
+    """Play the set-up chirp into each room in turn and find it in the microphones that hear that room
+    (``settle`` sets their delays in ``path``). ``wait`` sleeps (the live clock) while the chirp plays."""
+    chirp_clip = sweep()
     found: dict[str | None, list[tuple[float, float]]] = {mic: [] for mic in mics.mics}
     for room in ("A", "B"):
         hearing = [mic for mic in mics.mics if room in rooms_heard(mic)]
         if not hearing:
             continue
         mics.read()  # drop what was heard before
-        start = clock.now() + LEAD
-        played.play(room, sweep, start)
-        wait(LEAD + sweep.duration + LISTEN)
+        played.play(room, chirp_clip, clock.now() + LEAD)
+        wait(LEAD + chirp_clip.duration + LISTEN)
         chunks: dict[str | None, list[tuple[float, np.ndarray]]] = {mic: [] for mic in hearing}
         for chunk in mics.read():
             if chunk.mic in chunks:
                 chunks[chunk.mic].append((chunk.t, Clip(chunk.samples, chunk.rate).resample(RATE).samples))
         for mic, pieces in chunks.items():
-            if not pieces:
-                continue
-            t0 = pieces[0][0]
-            heard = np.concatenate([samples for _, samples in pieces])
-            reference = played.reference((room,), t0, len(heard))
-            delay, confidence = estimate_delay(reference, heard, RATE)
-            found[mic].append((delay, confidence))
-    out = []
-    for mic, estimates in found.items():
-        sure = [(d, c) for d, c in estimates if c >= FOUND]
-        if sure:
-            delay = min(d for d, _ in sure)  # the nearer speaker: the reference must never come late
-            path.set_delay(mic, delay)
-            out.append(Measured(mic, delay, max(c for _, c in sure)))
-        else:
-            out.append(Measured(mic, None, max((c for _, c in estimates), default=0.0)))
-    return out
+            if pieces:
+                found[mic].append(locate(played, room, pieces[0][0], np.concatenate([s for _, s in pieces])))
+    return settle(path, found)

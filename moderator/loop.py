@@ -17,10 +17,6 @@ from moderator.ports import Recognizer, Transcript
 from moderator.speech.grammar import ANSWERS, Grammar, Parsed
 from moderator.speech.template import normalize
 
-#: After the moderator stops speaking, its own voice may still echo in the room this long (half-duplex
-#: without an echo path; ``moderator.audio.echo`` has its own).
-ECHO_TAIL = 0.3
-
 #: A transcript rejected for low confidence, but scoring at least this, was probably meant for the
 #: moderator: it gets "sorry, say that again". Under it, it is taken for chatter and ignored. On
 #: pocketsphinx's scale (0.5 is its own threshold), of 152 chatter lines said by 4 flite voices, the
@@ -53,7 +49,7 @@ class Listener:
     The moderator's own voice: with an ``echo`` path, each microphone's audio has what the moderator
     played cancelled out of it, so players can be heard while it talks (full duplex). Until a room's
     canceller has adapted (or without one), that microphone is ignored while the moderator speaks there
-    (half-duplex, also what ``speaking_until`` gives without an echo path), and a player heard over the
+    (half-duplex), and a player heard over the
     moderator meanwhile is asked to say it again. A command heard while a long phrase plays cuts that
     phrase short (``barge_in(room)``) before it is acted on.
 
@@ -68,7 +64,6 @@ class Listener:
         *,
         mics: tuple[str | None, ...] = ROOMS,
         new_endpointer: Callable[[], Endpointer],
-        speaking_until: Callable[[str], float] | None = None,
         wake_word: str | None = None,
         echo: EchoPath | None = None,
         barge_in: Callable[[str], bool] | None = None,
@@ -92,7 +87,6 @@ class Listener:
                     endpointer.on_audio = partial(self._stream, mic)
                     endpointer.complete = partial(self._complete, mic)
                     endpointer.on_end = partial(self._abandon, mic)
-        self.speaking_until = speaking_until
         self.echo = echo
         self.barge_in = barge_in
         self.wake_word = normalize(wake_word.lower()) if wake_word else []
@@ -111,10 +105,7 @@ class Listener:
         audio = Clip(samples.astype(np.float32), rate).resample(RATE).samples
         if self.echo is not None:
             audio, t = self.echo.cancel(mic, audio, t)
-            deaf = self.echo.speaking(mic, t) and not self.echo.cancelling(mic)
-        else:
-            deaf = self._moderator_speaking(mic, t)
-        if deaf:
+        if self.echo is not None and self.echo.speaking(mic, t) and not self.echo.cancelling(mic):
             if endpointer.in_speech:
                 self._abandon(mic)
             endpointer.reset()
@@ -249,9 +240,3 @@ class Listener:
         if self._partial[mic] is not None:
             self._partial[mic] = None
             self.recognizers[mic].finish()
-
-    def _moderator_speaking(self, mic: str | None, t: float) -> bool:
-        if self.speaking_until is None:
-            return False
-        rooms = ROOMS if mic is None else (mic,)
-        return any(self.speaking_until(room) + ECHO_TAIL > t for room in rooms)

@@ -8,12 +8,11 @@ import numpy as np
 
 from moderator.adapters.clock import VirtualClock
 from moderator.audio.clip import Clip
-from moderator.audio.delay import chirp, estimate_delay
 from moderator.audio.echo import rooms_heard
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import noise_for, power, scale_noise
 from moderator.audio.room import EchoRoom
-from moderator.calibrate import FOUND
+from moderator.calibrate import locate, settle, sweep
 from moderator.game.engine import Engine
 from moderator.loop import Listener
 from moderator.scenario import Step
@@ -89,24 +88,19 @@ class VoiceDelivery:
             return
         clock = engine.clock
         start = clock.now()
-        sweep = Clip(chirp(RATE, seconds=0.3, level=0.3), RATE)
-        found: dict[str | None, list[float]] = {mic: [] for mic in self.listener.endpointers}
+        chirp = sweep()
+        found: dict[str | None, list[tuple[float, float]]] = {mic: [] for mic in self.listener.endpointers}
         for i, room in enumerate(("A", "B")):
             at = start + 0.1 + i * seconds / 2
-            self.room.played.play(room, sweep, at)
+            self.room.played.play(room, chirp, at)
             self.room.played.history()[-1].peak_power = 0.0  # a test signal, not the moderator's level
             n = round((seconds / 2 - 0.1) * RATE)
+            level = float(np.sqrt(np.mean(np.square(chirp.samples))))
             for mic in found:
-                if room not in rooms_heard(mic):
-                    continue
-                level = float(np.sqrt(np.mean(np.square(sweep.samples))))
-                heard = self.room.echo(mic, at, n) + self.rng.normal(0, 1e-3 * level, n).astype(np.float32)
-                delay, confidence = estimate_delay(self.room.played.reference((room,), at, n), heard, RATE)
-                if confidence >= FOUND:
-                    found[mic].append(delay)
-        for mic, delays in found.items():
-            if delays:
-                path.set_delay(mic, min(delays))
+                if room in rooms_heard(mic):
+                    heard = self.room.echo(mic, at, n) + self.rng.normal(0, 1e-3 * level, n).astype(np.float32)
+                    found[mic].append(locate(self.room.played, room, at, heard))
+        settle(path, found)
         self._fed = start + seconds
         clock.set(start + seconds)  # type: ignore[attr-defined]
 

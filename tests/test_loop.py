@@ -8,10 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fakes import RecordingOut
 from tests_support import eight_player_engine
 
 from moderator.audio.clip import Clip
+from moderator.audio.echo import ECHO_TAIL, EchoPath
 from moderator.audio.endpoint import RATE, Endpointer, Utterance, webrtc_classifier
+from moderator.audio.reference import PlayedAudio
 from moderator.loop import ANSWER_CONFIDENCE, PARDON_AGAIN_AFTER, UNSURE, Listener
 from moderator.ports import Transcript
 
@@ -69,9 +72,11 @@ def test_half_duplex_ignores_the_room_while_the_moderator_speaks(tmp_path: Path)
     engine = eight_player_engine()
     engine.begin()
     rec = ScriptedRecognizer(["start the game"])
-    speaking = {"A": 5.0, "B": 0.0}
+    # Without a canceller (--aec off): room A's speaker talks until 5.0 s, counting its echo's tail.
+    played = PlayedAudio(RecordingOut())
+    played.play("A", Clip.tone((440.0,), 5.0 - ECHO_TAIL, RATE, level=0.01), 0.0)
     listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()),
-                        speaking_until=speaking.__getitem__)
+                        echo=EchoPath(played, ("A", "B")))
     words = spoken(tmp_path, "start the game")
     stream(listener, "A", np.concatenate([words, np.zeros(16000, np.float32)]), 16000, t0=1.0)
     assert rec.texts == ["start the game"], "nothing was recognized while room A's speaker talked"
