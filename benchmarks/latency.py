@@ -4,7 +4,7 @@ Run alone:  .venv/bin/python -m benchmarks.latency [--commands N] [--json FILE] 
 
 A game on the wall clock, with the moderator's voice through ``SoundDeviceOut`` on PulseAudio null
 sinks (tests/pulse.py, as ``benchmarks.announce_latency``), and both rooms' microphones fed by a
-synthetic player in 0.1 s chunks, each handed over when its last sample would have arrived. The
+synthetic player in chunks of `moderator play`'s microphone block (0.05 s), each handed over when its last sample would have arrived. The
 listening loop is the one ``moderator play`` builds: ``moderator.mics.make_listener`` with the
 moderator's voice, so full duplex with echo cancellation (``--aec``), grammar-aware endpointing and a
 streaming recognizer per microphone. Each microphone also hears the moderator through a simulated room
@@ -18,10 +18,12 @@ Where the time goes, per command (``breakdown_ms``), in the order it is spent:
 
 - ``hangover``: end of speech -> the endpointer closes the utterance (0.25 s of non-speech when the
   partial result is a whole command, else 0.6 s), in audio time;
-- ``chunk``: the rest of the 0.1 s microphone chunk the utterance closed in;
+- ``chunk``: the rest of the microphone chunk the utterance closed in;
 - ``loop``: that chunk complete -> handed to the Listener (the loop's period, the other microphone);
 - ``decode``: handed over -> ``command`` event: echo cancellation and streaming decode of that chunk,
-  the final decode of the whole utterance (``recognize``: grammar and phone-loop searches), the parse;
+  the final decode of the whole utterance (``recognize``: grammar and phone-loop searches) unless it was
+  done ahead (a whole command is decoded 0.09 s into the pause, while the rest of the short hangover
+  passes: ``decoded_ahead``), the parse;
 - ``reply_wait``: ``command`` event -> the reply handed to the output: a reply not rendered yet is
   synthesized in the background first (``render_ms``; ``cached`` says whether it was);
 - ``output``: handed to the output -> its first DAC sample (PortAudio's buffer).
@@ -110,13 +112,25 @@ class Probe:
         for mic, endpointer in listener.endpointers.items():
             if endpointer.complete is not None:
                 endpointer.complete = self._complete(mic, endpointer.complete)
-        hear = listener.hear
+        hear, prepare = listener.hear, listener._prepare
+        ahead_ms: dict[Any, float] = {}
 
         def heard(mic: Any, utterance: Any) -> bool:
-            self.closed = {"utterance_end": utterance.end, "early": self.early.pop(mic, False)}
+            ahead = listener._ahead[mic]
+            self.closed = {"closed_at": listener.endpointers[mic]._t, "early": self.early.pop(mic, False),
+                           "ahead_ms": ahead_ms.pop(mic, None) if ahead is not None and ahead[0] is utterance else None}
             return hear(mic, utterance)
 
+        def prepared(mic: Any, utterance: Any) -> None:
+            start = time.perf_counter()
+            prepare(mic, utterance)
+            ahead_ms[mic] = 1000 * (time.perf_counter() - start)
+
         listener.hear = heard
+        for endpointer in listener.endpointers.values():
+            if endpointer.prepare is not None:
+                mic = next(m for m, e in listener.endpointers.items() if e is endpointer)
+                endpointer.prepare = lambda utterance, mic=mic: prepared(mic, utterance)
         speaker = voice.speaker
         lookup, render, play = speaker.lookup, speaker.render, voice.out.play
 
@@ -173,7 +187,7 @@ def child(count: int, out: Path, engine_name: str, vosk_model: Path | None, aec:
     from moderator.speech.catalog import load_catalog
     from moderator.speech.grammar import load_grammar
     from moderator.speech.prerender import setup_phrases
-    from moderator.voice_input import CHUNK
+    from moderator.adapters.sound_in import BLOCK as CHUNK  # what `moderator play` reads from a microphone
 
     script = list(OPENING) + [CYCLE[i % len(CYCLE)] for i in range(max(0, count - len(OPENING)))]
     clips = {text: spoken(text, VOICE) for _, text in script}
@@ -280,12 +294,13 @@ def _row(entry: dict[str, Any], probe: Probe, starts: list[tuple[str, float, flo
     ms = lambda a, b: round(1000 * (b - a), 1)  # noqa: E731
     row.update(heard=command["text"], command_ms=ms(end, at), endpoint_ms=ms(end, stage["fed_at"]))
     parts: dict[str, float | None] = {
-        "hangover": ms(end, closed["utterance_end"]) if closed else None,
-        "chunk": ms(closed["utterance_end"], stage["chunk_end"]) if closed else None,
+        "hangover": ms(end, closed["closed_at"]) if closed else None,
+        "chunk": ms(closed["closed_at"], stage["chunk_end"]) if closed else None,
         "loop": ms(stage["chunk_end"], stage["fed_at"]),
         "decode": ms(stage["fed_at"], at),
     }
     row["early_endpoint"] = closed.get("early")
+    row["decoded_ahead_ms"] = None if closed.get("ahead_ms") is None else round(closed["ahead_ms"], 1)
     row["decode_steps_ms"] = {k: round(stage.get(k, 0.0), 1) for k in ("cancel", "accept", "recognize")}
     # The reply: the first announcement after the command, the first clip handed over, its first DAC sample.
     reply = next((a for a in probe.announced if a["at"] >= at - 1e-3), None)
@@ -345,6 +360,9 @@ def summarize(raw: dict[str, Any]) -> dict[str, Any]:
         # The endpointer's part of the whole wait, per command (its median), and of the parts' medians.
         "endpointing_share": round(float(np.median(shares)), 3) if shares else None,
         "early_endpoints": sum(1 for r in heard if r.get("early_endpoint")),
+        # Final decodes done ahead, while the short hangover passed (``Endpointer.prepare``), and their cost.
+        "decoded_ahead": sum(1 for r in heard if r.get("decoded_ahead_ms") is not None),
+        "decoded_ahead_ms": column(heard, lambda r: r.get("decoded_ahead_ms")),
         "breakdown_ms": breakdown,
         "breakdown_share_of_p50": {part: round(v / sum(p50s.values()), 3) if sum(p50s.values()) else None
                                    for part, v in p50s.items()},

@@ -87,12 +87,16 @@ class Listener:
                     endpointer.on_audio = partial(self._stream, mic)
                     endpointer.complete = partial(self._complete, mic)
                     endpointer.on_end = partial(self._abandon, mic)
+                    endpointer.prepare = partial(self._prepare, mic)
         self.echo = echo
         self.barge_in = barge_in
         self.wake_word = normalize(wake_word.lower()) if wake_word else []
         self.grammar = engine.grammar.addressed(wake_word) if wake_word else engine.grammar
         self._expecting: dict[str | None, tuple[object, ...] | None] = dict.fromkeys(mics)
         self._partial: dict[str | None, str | None] = dict.fromkeys(mics)
+        #: An utterance decoded ahead while the short hangover passes (see ``Endpointer.prepare``): the
+        #: utterance, what the recognizer was expecting then, and the transcript.
+        self._ahead: dict[str | None, tuple[Utterance, object, Transcript | None] | None] = dict.fromkeys(mics)
         self._narrowed: dict[tuple[int, int | None], Grammar] = {}
         self._pardoned: dict[str | None, float] = {}
         #: Called just before an utterance is recognized, which holds the thread for a while (the live
@@ -119,18 +123,34 @@ class Listener:
 
     def hear(self, mic: str | None, utterance: Utterance) -> bool:
         """Recognize one utterance and hand it to the game; True when a command was accepted."""
-        if self.before_recognizing is not None:
-            self.before_recognizing()
-        recognizer = self.recognizers[mic]
-        self._expect_current_phase(mic)  # the phase may have changed while the player spoke (time's up)
-        samples = self._players_part(mic, utterance)
-        if samples is None:
+        ahead, self._ahead[mic] = self._ahead[mic], None
+        if ahead is not None and ahead[0] is utterance:
+            self._expect_current_phase(mic)  # the phase may have changed since (time's up): then decode again
+            heard = ahead[2] if ahead[1] == self._expecting[mic] else self._transcribe(mic, utterance)
+        else:
+            heard = self._transcribe(mic, utterance)
+        if heard is None:
             return False  # what the canceller left of the moderator's own voice: never a command
-        # The partial results (if any) have done their work: the whole utterance decides.
-        heard = recognizer.recognize(samples, RATE)
         guess = {"guess": heard.guess} if heard.guess and not heard.text else {}
         self.engine.emit("heard", room=mic or "both", text=heard.text, confidence=round(heard.confidence, 3), **guess)
         return self.understood(mic, heard, utterance.end)
+
+    def _transcribe(self, mic: str | None, utterance: Utterance) -> Transcript | None:
+        """What the recognizer makes of an utterance, with the commands of the current phase; None when it is
+        only what the canceller left of the moderator's own voice."""
+        if self.before_recognizing is not None:
+            self.before_recognizing()
+        self._expect_current_phase(mic)  # the phase may have changed while the player spoke (time's up)
+        samples = self._players_part(mic, utterance)
+        if samples is None:
+            return None
+        # The partial results (if any) have done their work: the whole utterance decides.
+        return self.recognizers[mic].recognize(samples, RATE)
+
+    def _prepare(self, mic: str | None, utterance: Utterance) -> None:
+        """Decode ahead an utterance that the short hangover may close (see ``Endpointer.prepare``)."""
+        heard = self._transcribe(mic, utterance)
+        self._ahead[mic] = (utterance, self._expecting[mic], heard)
 
     def understood(self, mic: str | None, heard: Transcript, t: float) -> bool:
         """Act on a transcript: a command goes to the engine; a doubtful one gets "sorry" at most once."""
@@ -218,6 +238,7 @@ class Listener:
         recognizer = self.recognizers[mic]
         if first:
             self._abandon(mic)
+            self._ahead[mic] = None
             self._expect_current_phase(mic)
             recognizer.begin()
         self._partial[mic] = recognizer.accept(audio, RATE)

@@ -118,3 +118,35 @@ def test_an_unfinished_command_keeps_the_long_hangover(tmp_path: Path) -> None:
     got = feed_all(ep, audio, chunk=480)
     base = feed_all(Endpointer(webrtc_classifier()), audio, chunk=480)
     assert asked and [u.end for u in got] == [u.end for u in base]
+
+
+def test_a_whole_command_is_handed_ahead_and_that_utterance_is_the_one_closed(tmp_path: Path) -> None:
+    words = speech(tmp_path, "pause")
+    audio = np.concatenate([quiet(1.0), words, quiet(1.0)])
+    ahead: list = []
+    ep = Endpointer(webrtc_classifier(), complete=lambda: True, prepare=ahead.append)
+    [got] = feed_all(ep, audio, chunk=480)
+    assert len(ahead) == 1 and ahead[0] is got, "decoded ahead once, and that is what the short pause closed"
+    base = feed_all(Endpointer(webrtc_classifier(), complete=lambda: True), audio, chunk=480)
+    # What was decoded ahead ends 0.25 - 0.09 s before an early close would, and is padded to as much audio.
+    assert base[0].end - got.end == pytest.approx(0.25 - 0.09, abs=0.031)
+    assert len(got.samples) == len(base[0].samples)
+
+
+def trimmed(samples: np.ndarray) -> np.ndarray:
+    """Without the synthesizer's own silence before and after the words (10 ms frames 40 dB under the peak)."""
+    frames = samples[: len(samples) // 160 * 160].reshape(-1, 160)
+    level = 20 * np.log10(np.sqrt(np.mean(frames**2, axis=1)) + 1e-9)
+    loud = np.nonzero(level > level.max() - 40)[0]
+    return samples[loud[0] * 160 : (loud[-1] + 1) * 160]
+
+
+def test_speech_after_the_look_ahead_forgets_it(tmp_path: Path) -> None:
+    """ "hostages Bob ... and Carol": the pause was long enough to decode "hostages Bob" ahead, not to end it."""
+    first, second = (trimmed(speech(tmp_path, words)) for words in ("hostages Bob", "and Carol"))
+    audio = np.concatenate([quiet(1.0), first, quiet(0.15), second, quiet(1.0)])
+    ahead: list = []
+    ep = Endpointer(webrtc_classifier(), complete=lambda: True, prepare=ahead.append)
+    [got] = feed_all(ep, audio, chunk=480)
+    assert len(ahead) >= 2 and got is ahead[-1], "each pause is decoded ahead; the last one ends it"
+    assert got.end - ahead[0].end > len(second) / RATE - 0.1, "the second name is in the utterance"

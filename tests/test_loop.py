@@ -13,7 +13,7 @@ from tests_support import eight_player_engine
 
 from moderator.audio.clip import Clip
 from moderator.audio.echo import ECHO_TAIL, EchoPath
-from moderator.audio.endpoint import RATE, Endpointer, Utterance, webrtc_classifier
+from moderator.audio.endpoint import FRAME, RATE, Endpointer, Utterance, webrtc_classifier
 from moderator.audio.reference import PlayedAudio
 from moderator.loop import ANSWER_CONFIDENCE, PARDON_AGAIN_AFTER, UNSURE, Listener
 from moderator.ports import Transcript
@@ -186,6 +186,7 @@ class Streaming(ScriptedRecognizer):
     def __init__(self, texts: list[str], words_after: int = 10) -> None:
         super().__init__(texts)
         self.words_after, self.calls, self.forks = words_after, [], []
+        self.partial = texts[0] if texts else ""
 
     def fork(self) -> Streaming:
         other = Streaming(self.texts, self.words_after)
@@ -198,16 +199,22 @@ class Streaming(ScriptedRecognizer):
 
     def accept(self, samples: np.ndarray, rate: int) -> str:
         self.accepted += 1
-        return self.texts[0] if self.accepted >= self.words_after else ""
+        return self.partial if self.accepted >= self.words_after else ""
 
     def finish(self) -> None:
         self.calls.append("finish")
 
 
-def utterances_of(listener: Listener, mic: str, audio: np.ndarray) -> list[Utterance]:
+def utterances_of(listener: Listener, mic: str, audio: np.ndarray, step: int = RATE // 10,
+                  closed: list[float] | None = None) -> list[Utterance]:
+    """Feed ``audio`` in chunks of ``step`` samples; ``closed`` gets the audio time at the end of each chunk
+    that closed an utterance."""
     out: list[Utterance] = []
-    for i in range(0, len(audio), RATE // 10):
-        out += listener.feed(mic, audio[i : i + RATE // 10], RATE, i / RATE)
+    for i in range(0, len(audio), step):
+        got = listener.feed(mic, audio[i : i + step], RATE, i / RATE)
+        out += got
+        if closed is not None and got:
+            closed.append(min(len(audio), i + step) / RATE)
     return out
 
 
@@ -216,17 +223,25 @@ def test_a_whole_command_ends_the_utterance_sooner_with_one_recognizer_per_micro
     batch_listener, _, _ = at_round_end()
     batch = Listener(batch_listener.engine, ScriptedRecognizer(["pause"]),
                      new_endpointer=lambda: Endpointer(webrtc_classifier()))
-    [slow] = utterances_of(batch, "A", audio)
+    slow_at: list[float] = []
+    [slow] = utterances_of(batch, "A", audio, FRAME, slow_at)
     assert batch.engine.in_state("round.paused")
 
     stream_listener, _, _ = at_round_end()
     rec = Streaming(["pause"], words_after=3)
     live = Listener(stream_listener.engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))
     assert [live.recognizers[m] for m in ("A", "B")] == rec.forks, "each room decodes on its own"
-    [fast] = utterances_of(live, "A", audio)
+    fast_at: list[float] = []
+    decoded: list[float] = []
+    recognize = rec.forks[0].recognize
+    rec.forks[0].recognize = lambda *a: decoded.append(live.endpointers["A"]._t) or recognize(*a)  # type: ignore[method-assign]
+    [fast] = utterances_of(live, "A", audio, FRAME, fast_at)
     assert live.engine.in_state("round.paused")
     assert rec.forks[0].calls == ["begin", "finish"] and rec.forks[1].calls == []
-    assert slow.end - fast.end == pytest.approx(0.35, abs=0.031), "0.25 s after the words instead of 0.6 s"
+    assert slow_at[0] - fast_at[0] == pytest.approx(0.35, abs=0.031), "0.25 s after the words instead of 0.6 s"
+    # The whole command was decoded once, ahead: 0.09 s after the words, while the short hangover passed.
+    assert len(decoded) == 1 and fast_at[0] - decoded[0] == pytest.approx(0.25 - 0.09, abs=0.031)
+    assert fast.end == pytest.approx(decoded[0], abs=0.031), "the utterance decoded ahead is the one acted on"
 
 
 def test_hostages_short_of_the_rounds_count_wait_for_the_long_pause(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from moderator.ports import Clock, MicChunk
 ROOMS = ("A", "B")
 RATE = 16000
 """The rate asked for first: what the endpointer and the recognizers use."""
-BLOCK = 0.1
+BLOCK = 0.05
 """Seconds per chunk."""
 RESYNC = 0.25
 """Re-anchor a stream's time stamps when its sample count and the clock disagree by this much."""

@@ -57,6 +57,12 @@ class Endpointer:
     (the listening loop decodes while the player speaks, fed through ``on_audio``). A pause inside a
     sentence ("hostages Bob ... and Carol") keeps the long hangover, since "hostages Bob and" is no
     command.
+
+    The final decode of such an utterance need not wait for the short hangover: after ``early_look``
+    seconds of non-speech, a whole command is handed to ``prepare`` as the utterance it will be if the
+    player says no more (padded as an early close pads it), so that it is decoded while the rest of the
+    short hangover passes. If the short hangover then closes it, that same utterance is returned (the
+    listener finds its decode done); speech in the meantime forgets it.
     """
 
     classify: FrameClassifier
@@ -70,6 +76,10 @@ class Endpointer:
     """Called with each piece of audio as it joins an utterance; True with its first (the preroll)."""
     on_end: Callable[[], None] | None = None
     """Called the moment an utterance ends (before the rest of the chunk can start another)."""
+    early_look: float = 0.09
+    """Seconds of non-speech after which a whole command is handed to ``prepare`` (three frames)."""
+    prepare: Callable[[Utterance], None] | None = None
+    """Called once per pause with the utterance an early close would return, so it can be decoded ahead."""
     echo_floor: Callable[[float, float], float] | None = None
     """The level (dB FS) of what is left of the moderator's own voice between two audio times: a frame
     is speech only ``echo_margin`` dB above it too (see ``moderator.audio.echo``)."""
@@ -93,10 +103,12 @@ class Endpointer:
     _quietest: np.ndarray | None = field(default=None, repr=False)
     _quietest_power: float = field(default=0.0, repr=False)
     _quiet_age: int = field(default=0, repr=False)
+    _prepared: Utterance | None = field(default=None, repr=False)
 
     def reset(self) -> None:
         """Forget everything heard so far (e.g. while the moderator itself speaks)."""
         self._buf, self._t, self._speech, self._silent_frames = np.zeros(0, np.float32), None, None, 0
+        self._prepared = None
         self._recent.clear()
 
     @property
@@ -181,16 +193,32 @@ class Endpointer:
         if self.on_audio is not None:
             self.on_audio(frame, False)
         self._silent_frames = 0 if speech else self._silent_frames + 1
+        if speech:
+            self._prepared = None
         length = len(self._speech) * FRAME / RATE
         silence = self._silent_frames * FRAME / RATE
+        if (self.prepare is not None and self._prepared is None and self.complete is not None
+                and self.early_look <= silence < self.short_hangover and length < self.max_seconds
+                and self.complete()):
+            self._prepared = self._closed_early(length)
+            self.prepare(self._prepared)
         early = (silence < self.hangover and length < self.max_seconds and silence >= self.short_hangover
                  and self.complete is not None and self.complete())
         if silence >= self.hangover or length >= self.max_seconds or early:
-            samples = np.concatenate(self._speech)
-            self._speech = None
+            if early and self._prepared is not None:
+                utterance = self._prepared
+            elif early:
+                utterance = self._closed_early(length)
+            else:
+                utterance = Utterance(np.concatenate(self._speech), self._speech_start, self._speech_start + length)
+            self._speech, self._prepared = None, None
             if self.on_end is not None:
                 self.on_end()
-            if early:
-                samples = self.pad(samples, self._silent_frames * FRAME)
-            return Utterance(samples, self._speech_start, self._speech_start + length)
+            return utterance
         return None
+
+    def _closed_early(self, length: float) -> Utterance:
+        """The open utterance as an early close returns it: padded with quiet up to the long hangover."""
+        assert self._speech is not None
+        samples = self.pad(np.concatenate(self._speech), self._silent_frames * FRAME)
+        return Utterance(samples, self._speech_start, self._speech_start + length)
