@@ -2,28 +2,28 @@
 
 Run alone:  .venv/bin/python -m benchmarks.latency [--commands N] [--json FILE] [--aec auto|speex|webrtc|off]
 
-A game on the wall clock, with the moderator's voice through ``SoundDeviceOut`` on PulseAudio null
-sinks (tests/pulse.py, as ``benchmarks.announce_latency``), and both rooms' microphones fed by a
-synthetic player in chunks of `moderator play`'s microphone block (0.05 s), each handed over when its last sample would have arrived. The
-listening loop is the one ``moderator play`` builds: ``moderator.mics.make_listener`` with the
-moderator's voice, so full duplex with echo cancellation (``--aec``), grammar-aware endpointing and a
-streaming recognizer per microphone. Each microphone also hears the moderator through a simulated room
+A game on the wall clock, with the moderator's voice through ``SoundDeviceOut`` on PulseAudio null sinks
+(tests/pulse.py, as ``benchmarks.announce_latency``), and both rooms' microphones fed by a synthetic player in
+``moderator play``'s microphone blocks (0.05 s), each handed over when its last sample would have arrived. The
+listening loop is the one ``moderator play`` builds: ``moderator.mics.make_listener`` with the moderator's
+voice, so full duplex with echo cancellation (``--aec``), grammar-aware endpointing and a streaming recognizer
+per microphone. Each microphone also hears the moderator through a simulated room
 (``moderator.audio.room.EchoRoom``: 20-60 ms away, RT60 0.3 s; the player ``--ser`` dB over it) and a
-microphone's hiss, and the delay is found first with the set-up chirp, as ``moderator play`` does.
-Players wait until the moderator has finished before they speak (this measures latency, not talking
-over the moderator: see ``benchmarks.barge_in``). The microphone's own capture buffer is not included
-(the audio reaches the Listener the moment its chunk is complete).
+microphone's hiss, and the delay is found first with the set-up chirp, as ``moderator play`` does. Players
+wait until the moderator has finished before they speak (this measures latency, not talking over the
+moderator: see ``benchmarks.barge_in``). The microphone's own capture buffer is not included (the audio
+reaches the Listener the moment its chunk is complete).
 
 Where the time goes, per command (``breakdown_ms``), in the order it is spent:
 
-- ``hangover``: end of speech -> the endpointer closes the utterance (0.25 s of non-speech when the
-  partial result is a whole command, else 0.6 s), in audio time;
+- ``hangover``: end of speech -> the endpointer closes the utterance (``Endpointer.short_hangover`` of
+  non-speech when the partial result is a whole command, else 0.6 s), in audio time;
 - ``chunk``: the rest of the microphone chunk the utterance closed in;
 - ``loop``: that chunk complete -> handed to the Listener (the loop's period, the other microphone);
 - ``decode``: handed over -> ``command`` event: echo cancellation and streaming decode of that chunk,
   the final decode of the whole utterance (``recognize``: grammar and phone-loop searches) unless it was
-  done ahead (a whole command is decoded 0.09 s into the pause, while the rest of the short hangover
-  passes: ``decoded_ahead``), the parse;
+  done ahead (a whole command is decoded ``Endpointer.early_look`` into the pause, while the rest of
+  the short hangover passes: ``decoded_ahead``), the parse;
 - ``reply_wait``: ``command`` event -> the reply handed to the output: a reply not rendered yet is
   synthesized in the background first (``render_ms``; ``cached`` says whether it was);
 - ``output``: handed to the output -> its first DAC sample (PortAudio's buffer).
@@ -173,6 +173,7 @@ def child(count: int, out: Path, engine_name: str, vosk_model: Path | None, aec:
     """The game itself; runs in a process that sees the bench's devices."""
     from benchmarks.corpus import spoken
     from moderator.adapters.clock import SystemClock
+    from moderator.adapters.sound_in import BLOCK as CHUNK  # what `moderator play` reads from a microphone
     from moderator.adapters.sound_out import SoundDeviceOut
     from moderator.audio.clip import Clip
     from moderator.audio.delay import chirp, estimate_delay
@@ -187,7 +188,6 @@ def child(count: int, out: Path, engine_name: str, vosk_model: Path | None, aec:
     from moderator.speech.catalog import load_catalog
     from moderator.speech.grammar import load_grammar
     from moderator.speech.prerender import setup_phrases
-    from moderator.adapters.sound_in import BLOCK as CHUNK  # what `moderator play` reads from a microphone
 
     script = list(OPENING) + [CYCLE[i % len(CYCLE)] for i in range(max(0, count - len(OPENING)))]
     clips = {text: spoken(text, VOICE) for _, text in script}

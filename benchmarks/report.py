@@ -11,12 +11,12 @@ LATENCY_TARGET_MS = 400
 RTF_TARGET = 0.1
 #: The parts of the latency, in the order they are spent (``benchmarks.latency.PARTS``), and what they are.
 LATENCY_PARTS = {
-    "hangover": "endpointer: end of speech → utterance closed (0.25 s of non-speech after a whole command, "
+    "hangover": "endpointer: end of speech → utterance closed (0.2 s of non-speech after a whole command, "
                 "else 0.6 s), audio time",
-    "chunk": "rest of the 0.1 s microphone chunk it closed in",
+    "chunk": "rest of the 0.05 s microphone block it closed in",
     "loop": "chunk complete → handed to the Listener",
     "decode": "handed over → `command` event (echo cancellation, streaming decode of the chunk, final decode "
-              "of the whole utterance, parse)",
+              "of the whole utterance unless it was done ahead in the pause, parse)",
     "reply_wait": "`command` event → reply handed to the output (background synthesis when not rendered yet)",
     "output": "handed to the output → first DAC sample",
 }

@@ -52,18 +52,10 @@ def over_the_moderator(events: list[dict[str, Any]], said: list[tuple[str | None
             if any(r == room and a < start < b for r, a, b in playing)]
 
 
-#: Not there yet (issue 9): one command of each game is lost, so the games part from the typed ones. Measured
-#: at the commit that added this test: the 8-player game loses "Frank accepts" said over "Erin offers
-#: leadership to Frank. Frank, do you accept?" (heard as "frank accepts the", no whole command); the
-#: 13-player game hears "hostage Bob" over "time's up" at 0.50 and asks for it again. Command by command,
-#: 92% of what is understood in silence is understood at 0 dB (docs/benchmarks/report.md). Strict: the
-#: day a game passes, this marker must go.
-NOT_YET = pytest.mark.xfail(strict=True, reason="one command per game is still lost at 0 dB; see NOT_YET")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", ["eight_players_overlap",
-                                  pytest.param("thirteen_players_overlap", marks=NOT_YET)])
+@pytest.mark.parametrize("game", ["eight_players_overlap", "thirteen_players_overlap"])
 def test_a_game_talked_over_the_moderator_at_0_db_decides_what_the_typed_game_decides(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, game: str) -> None:
     scenario = VOICE / f"{game}.yaml"

@@ -12,6 +12,8 @@ import pytest
 from moderator.audio.clip import Clip
 from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
 
+#: The endpointer's hangovers and look-ahead, as the product sets them.
+LONG, SHORT, LOOK = Endpointer.hangover, Endpointer.short_hangover, Endpointer.early_look
 
 def speech(tmp_path: Path, text: str) -> np.ndarray:
     if shutil.which("flite") is None:
@@ -101,8 +103,8 @@ def test_a_whole_command_ends_after_a_short_pause_and_is_padded_with_the_rooms_q
                                on_audio=lambda samples, first: heard.append(samples))
     short = feed_all(grammar_aware, audio, chunk=480)
     assert len(long) == len(short) == 1
-    # It ends 0.6 - 0.25 s sooner, and the recognizer still gets as much audio after the words.
-    assert long[0].end - short[0].end == pytest.approx(0.35, abs=0.031)
+    # It ends LONG - SHORT sooner, and the recognizer still gets as much audio after the words.
+    assert long[0].end - short[0].end == pytest.approx(LONG - SHORT, abs=0.031)
     assert len(short[0].samples) == len(long[0].samples)
     padding = short[0].samples[-round(0.3 * RATE) :]
     assert 20 * np.log10(np.sqrt(np.mean(padding**2))) < -55, "the padding is the room's quiet, not the word"
@@ -128,8 +130,8 @@ def test_a_whole_command_is_handed_ahead_and_that_utterance_is_the_one_closed(tm
     [got] = feed_all(ep, audio, chunk=480)
     assert len(ahead) == 1 and ahead[0] is got, "decoded ahead once, and that is what the short pause closed"
     base = feed_all(Endpointer(webrtc_classifier(), complete=lambda: True), audio, chunk=480)
-    # What was decoded ahead ends 0.25 - 0.09 s before an early close would, and is padded to as much audio.
-    assert base[0].end - got.end == pytest.approx(0.25 - 0.09, abs=0.031)
+    # What was decoded ahead ends SHORT - LOOK before an early close would, and is padded to as much audio.
+    assert base[0].end - got.end == pytest.approx(SHORT - LOOK, abs=0.031)
     assert len(got.samples) == len(base[0].samples)
 
 

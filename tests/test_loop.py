@@ -36,6 +36,9 @@ class ScriptedRecognizer:
         return Transcript(self.texts.pop(0), 0.9)
 
 
+#: The endpointer's hangovers and look-ahead, as the product sets them.
+LONG, SHORT, LOOK = Endpointer.hangover, Endpointer.short_hangover, Endpointer.early_look
+
 def spoken(tmp_path: Path, text: str) -> np.ndarray:
     if shutil.which("flite") is None:
         pytest.skip("flite is not installed (apt-get install flite); it synthesizes the test speech")
@@ -224,7 +227,7 @@ def test_a_whole_command_ends_the_utterance_sooner_with_one_recognizer_per_micro
     batch = Listener(batch_listener.engine, ScriptedRecognizer(["pause"]),
                      new_endpointer=lambda: Endpointer(webrtc_classifier()))
     slow_at: list[float] = []
-    [slow] = utterances_of(batch, "A", audio, FRAME, slow_at)
+    assert len(utterances_of(batch, "A", audio, FRAME, slow_at)) == 1
     assert batch.engine.in_state("round.paused")
 
     stream_listener, _, _ = at_round_end()
@@ -238,9 +241,9 @@ def test_a_whole_command_ends_the_utterance_sooner_with_one_recognizer_per_micro
     [fast] = utterances_of(live, "A", audio, FRAME, fast_at)
     assert live.engine.in_state("round.paused")
     assert rec.forks[0].calls == ["begin", "finish"] and rec.forks[1].calls == []
-    assert slow_at[0] - fast_at[0] == pytest.approx(0.35, abs=0.031), "0.25 s after the words instead of 0.6 s"
-    # The whole command was decoded once, ahead: 0.09 s after the words, while the short hangover passed.
-    assert len(decoded) == 1 and fast_at[0] - decoded[0] == pytest.approx(0.25 - 0.09, abs=0.031)
+    assert slow_at[0] - fast_at[0] == pytest.approx(LONG - SHORT, abs=0.031), "a short pause instead of 0.6 s"
+    # The whole command was decoded once, ahead: LOOK after the words, while the short hangover passed.
+    assert len(decoded) == 1 and fast_at[0] - decoded[0] == pytest.approx(SHORT - LOOK, abs=0.031)
     assert fast.end == pytest.approx(decoded[0], abs=0.031), "the utterance decoded ahead is the one acted on"
 
 

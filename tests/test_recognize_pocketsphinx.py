@@ -269,3 +269,18 @@ def test_swallowed_speech_is_judged_on_the_grammar_searchs_alignment(grammar, re
     assert on_grammar > -4 > on_phones, "chatter swallowed as silence by the grammar, not by the phone loop"
     recognizer.recognize(audio, 16000)
     assert recognizer.last.absorbed == on_grammar
+
+
+def test_a_recording_scores_the_same_whatever_was_decoded_before_it(grammar, recognizer, speak):
+    """The en-us model's noise removal would carry its noise estimate from one utterance to the next (the same
+    "undo" scored 0.57 or 0.72 by what came before): each decode starts its front end afresh."""
+    rng = np.random.default_rng(0)
+    undo = Clip.read(speak("undo", "awb")).resample(16000).samples
+    undo = undo + rng.normal(0, 1e-3, len(undo)).astype(np.float32)
+    loud = 3 * Clip.read(speak("start the next round", "rms")).resample(16000).samples
+    first = recognizer.recognize(undo, 16000)
+    scores = []
+    for before in (loud, rng.normal(0, 1e-4, 16000).astype(np.float32), undo):
+        recognizer.recognize(before, 16000)
+        scores.append(recognizer.recognize(undo, 16000).confidence)
+    assert scores == [first.confidence] * 3
