@@ -152,14 +152,16 @@ def unexplained(events: list[dict[str, Any]], said: list[tuple[float, str, str]]
     return wrong
 
 
-#: Not yet on real devices (issue 9's follow-up): the canceller's reference is rebuilt from the clips asked
-#: for, and a sound card plays them later than asked (a buffer later for a phrase asked for "now", more after
-#: it ran dry while recognition held the GIL), so the delay the game follows jumps from the chirp's 48 ms to
-#: 146-220 ms, the canceller is reset, and the half-duplex fallback mistakes the moderator for a player
-#: ("Sorry, say that again" during the briefing). Clips now move to the start the device reports
-#: (PlayedAudio._settle); the sure fix is a reference made of what the output stream really wrote. Strict:
-#: the day it passes, this marker must go.
-@pytest.mark.xfail(strict=True, reason="the reference does not follow what the sound card really played; see above")
+#: The echo side holds on real devices: the reference is what the sound card played (SoundDeviceOut.written;
+#: tests/test_pulse_reference.py checks it against the sink across underruns), and the delay the game follows
+#: stays within 3 ms of the chirp's. What still fails, in 3-5 runs of 10 here (more while other jobs load the
+#: CPU), is the listening: (1) the utterance "what can I say" is closed during its last word (its audio stops at
+#: the word's full level, then padding; pocketsphinx aligns the word's end as silence and rejects it: confidence
+#: 0, absorbed -2 to -4 dB), or "start the game" is split in two; (2) right after "start the game"
+#: cuts the help list, a leftover of the list is taken for a command ("help", "repeat", "begin", 0.56-0.87);
+#: (3) an underrun while pocketsphinx holds the GIL (35-60 ms; the output buffer is 50 ms) leaves the
+#: reference right to 0.1-0.4 ms only, which throws a converged canceller off for half a second.
+@pytest.mark.xfail(strict=False, reason="flaky on the listening side (endpointing, leftovers after a cut); see above")
 def test_players_are_heard_over_the_moderator_and_its_own_voice_is_not_taken_for_them(
     bench: PulseBench, tmp_path: Path
 ) -> None:

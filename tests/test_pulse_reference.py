@@ -1,0 +1,145 @@
+"""On a real (PulseAudio) sound card that runs dry, the echo canceller's reference is still what the room heard.
+
+A subprocess plays 5 s of speech-like sound into room A through ``SoundDeviceOut`` while its main thread
+holds the GIL for 0.25 s every second (as pocketsphinx does while it decodes), so that the output callback
+starves and the card underruns. What the sink played is recorded from its monitor; the reference that
+``PlayedAudio`` gives for the same clock times must line up with it, with one constant offset, everywhere:
+after each underrun the rest of the sound plays later than asked, and the reference must follow it there.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from pulse import PulseBench, pulse_bench
+
+pytestmark = [pytest.mark.pulse]
+
+PLAYER = r"""
+import json, random, sys, time
+import numpy as np
+from moderator.adapters.clock import SystemClock
+from moderator.adapters.sound_out import SoundDeviceOut
+from moderator.audio.clip import Clip
+from moderator.audio.reference import RATE, PlayedAudio
+
+seconds, path = float(sys.argv[1]), sys.argv[2]
+rng = np.random.default_rng(7)
+n = round(seconds * RATE)
+taps = np.arange(-50, 51)
+lowpass = np.sinc(2 * 3500 / RATE * taps) * np.hanning(len(taps))
+noise = np.convolve(rng.standard_normal(n + len(taps) - 1), lowpass / lowpass.sum(), mode="valid")
+sound = (0.3 * noise * (0.55 + 0.45 * np.sin(np.arange(n) / RATE * 2 * np.pi * 2.3))).astype(np.float32)
+
+clock = SystemClock()
+played = PlayedAudio(SoundDeviceOut(clock, room_a="roomA", log=lambda line: None))
+start = clock.now() + 0.3
+played.play("A", Clip(sound, RATE), start)
+numbers = list(range(1_500_000))
+while clock.now() < start + seconds + 0.3:
+    time.sleep(0.75)
+    random.shuffle(numbers)
+    numbers.sort()  # holds the GIL for a while: the callback starves
+reference = played.reference(("A",), start - 0.2, round((seconds + 0.4) * RATE))
+np.save(path, reference)
+out = played.out
+underflows = sum(o.underflows for o in out._outputs)
+print(json.dumps({"t0": start - 0.2, "mono_minus_clock": time.monotonic() - clock.now(), "underflows": underflows}))
+played.close()
+"""
+
+SECONDS = 5.0
+RATE = 16000
+#: Compared in windows of this long, each lined up on its own within +-SEARCH s: ...
+WINDOW, SEARCH = 0.25, 0.4
+#: ... all at the first window's alignment, to this much (s; an underrun's step is followed to 0.1-0.4 ms, and
+#: the clips as asked were off by the underruns' gaps, 40-300 ms), ...
+MOVED = 0.001
+#: ... and leaving at most this much of what the card played (dB; measured: -35 to -41 lined up to 1/16 sample).
+LEFT_DB = -25.0
+
+
+@pytest.fixture(scope="module")
+def bench() -> Iterator[PulseBench]:
+    with pulse_bench() as b:
+        yield b
+
+
+def line_up(heard: np.ndarray, reference: np.ndarray, search: int) -> tuple[float, float]:
+    """Where ``heard`` is in ``reference`` (which has ``search`` more samples on either side): the shift from
+    the middle, in samples (to 1/16), and what is left of ``heard`` after subtracting the reference there
+    (dB against ``heard``)."""
+    n, margin = len(heard), 32
+    scores = np.correlate(reference[margin:-margin], heard, mode="valid")
+    at = int(np.argmax(np.abs(scores))) + margin
+    around = reference[at - margin : at + n + margin]
+    spectrum = np.fft.rfft(around)
+    frequencies = np.fft.rfftfreq(len(around))
+    best = (0.0, np.inf)
+    for fraction in np.arange(-1.0, 1.0001, 1 / 16):
+        aligned = np.fft.irfft(spectrum * np.exp(-2j * np.pi * frequencies * fraction), len(around))
+        aligned = aligned[margin : margin + n]
+        gain = np.dot(heard, aligned) / (np.dot(aligned, aligned) + 1e-12)
+        left = float(np.mean((heard - gain * aligned) ** 2))
+        if left < best[1]:
+            best = (fraction, left)
+    return at - search - best[0], 10 * float(np.log10(best[1] / np.mean(heard**2) + 1e-12))
+
+
+def test_the_reference_is_where_the_card_played_the_sound_across_underruns(bench: PulseBench, tmp_path) -> None:
+    path = tmp_path / "reference.npy"
+    with bench.record_timed(bench.monitor("roomA")) as monitor:
+        time.sleep(0.2)
+        proc = bench.run(PLAYER, str(SECONDS), str(path), timeout=60)
+        time.sleep(0.3)
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert info["underflows"] >= 2, f"the card never ran dry: the test proves nothing ({info})"
+    reference = np.load(path)
+    heard = monitor.samples
+    # Where the reference's first sample (clock time t0) is in the recording, give or take the recording's
+    # own latency: a constant, which the first window finds.
+    start = round((info["t0"] + info["mono_minus_clock"] - monitor.t0) * RATE)
+    window, search = round(WINDOW * RATE), round(SEARCH * RATE)
+    rows, gaps = [], []
+    for first in range(search, len(reference) - window - search, window):
+        part = heard[start + first : start + first + window]
+        if len(part) < window or np.std(part) < 1e-3:
+            continue
+        silent = gap_in(part)
+        if silent is not None:  # the card played nothing for a while: an underrun
+            gaps.append((first + silent[0], first + silent[1]))
+            continue
+        shift, left = line_up(part, reference[first - search : first + window + search], search)
+        rows.append((round(first / RATE, 2), round(shift, 2), round(left, 1)))
+    assert len(rows) >= 0.6 * SECONDS / WINDOW and gaps, (rows, gaps)
+    base = rows[0][1]
+    off = [(t, round((shift - base) / RATE * 1000, 2), left) for t, shift, left in rows
+           if abs(shift - base) > MOVED * RATE or left > LEFT_DB]
+    assert not off, (
+        f"where the reference is not what the card played ({info['underflows']} underruns): (time, ms off the "
+        f"first window's alignment, dB left of the sound after subtracting the reference) {off}; all: {rows}"
+    )
+    # Where the card played nothing, the reference has nothing either (the clips as asked went on playing).
+    edge = round(0.006 * RATE)
+    for lo, hi in gaps:
+        inside = reference[lo + round(base) + edge : hi + round(base) - edge]
+        assert len(inside) == 0 or np.max(np.abs(inside)) < 1e-3, f"sound in the reference in a gap at {lo / RATE} s"
+
+
+def gap_in(part: np.ndarray) -> tuple[int, int] | None:
+    """The first stretch of 10 ms or more of silence in ``part`` (a sound that never pauses), or None."""
+    quiet = np.abs(part) < 1e-4
+    run_start = None
+    for i, q in enumerate(np.append(quiet, False)):
+        if q and run_start is None:
+            run_start = i
+        elif not q and run_start is not None:
+            if i - run_start >= 0.01 * RATE:
+                return run_start, i
+            run_start = None
+    return None
