@@ -11,6 +11,7 @@ from moderator.errors import ScenarioError
 from moderator.game.engine import READ_BACK
 from moderator.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from moderator.game.state import ROOMS
+from moderator.resources import SCENARIOS
 from moderator.settings import GameOptions
 
 _OPTION_TYPES: dict[str, type] = {
@@ -44,8 +45,12 @@ class Scenario:
 
 
 def load_scenario(path: Path) -> Scenario:
-    """Read and validate a scenario file."""
+    """Read and validate a scenario file. A name with no such file, such as ``eight_players``, is one of the
+    scenarios that come with the package (``scenarios/``)."""
     path = Path(path)
+    packaged = SCENARIOS / f"{path.name.removesuffix('.yaml')}.yaml"
+    if not path.exists() and path.parent == Path(".") and packaged.exists():
+        path = packaged
     data = yamlio.load_file(path, error=ScenarioError)
     return scenario_from_dict(data, source=str(path), base=path.parent)
 

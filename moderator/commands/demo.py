@@ -8,10 +8,10 @@ from pathlib import Path
 from moderator.commands.simulate import simulate
 from moderator.env import Environment
 from moderator.outputs import add_speech_options
-from moderator.resources import ROOT
+from moderator.resources import SCENARIOS
 from moderator.scenario import load_scenario
 
-DEMO = ROOT / "scenarios" / "eight_players.yaml"
+DEMO = SCENARIOS / "eight_players.yaml"
 
 
 def register(sub: argparse._SubParsersAction) -> None:

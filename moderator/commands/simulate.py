@@ -36,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "With --audio-out, what each room heard is written to roomA.wav and roomB.wav. Exit status 0 when "
         "the script ran to its end, even if commands were refused.",
     )
-    p.add_argument("scenario", type=Path, help="the scenario file (YAML)")
+    p.add_argument("scenario", type=Path,
+                   help="the scenario file (YAML), or the name of one that comes with moderator (eight_players)")
     p.add_argument("--events", type=Path, metavar="OUT.jsonl", help="write the event log here ('-' for stdout)")
     p.add_argument("--input", choices=("text", "voice"), default="text",
                    help="text: each 'say' goes straight to the parser (default); voice: spoken and recognised")

@@ -12,7 +12,7 @@ from typing import Any
 
 from moderator import yamlio
 from moderator.errors import GrammarError
-from moderator.resources import GRAMMARS, ROOT
+from moderator.resources import GRAMMARS
 from moderator.speech.template import (
     Alt,
     Phrases,
@@ -143,7 +143,7 @@ class Grammar:
     def from_file(cls, path: Path | str) -> Grammar:
         """Read a grammar file; every problem is a GrammarError naming the file."""
         path = Path(path)
-        source = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+        source = str(path.relative_to(GRAMMARS.parent)) if path.is_relative_to(GRAMMARS.parent) else str(path)
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
