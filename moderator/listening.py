@@ -17,6 +17,10 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "pocketsphinx), pocketsphinx or vosk")
     p.add_argument("--vosk-model", type=Path, metavar="PATH",
                    help="a vosk model directory (default: one installed with 'moderator models download')")
+    p.add_argument("--acoustic-model", default="default", metavar="MODEL",
+                   help="pocketsphinx's acoustic model: default (the wheel's en-us), party (adapted to music, "
+                   "rooms and moderate babble; experimental: worse in loud babble, docs/benchmarks/adaptation.md) "
+                   "or the path of a model directory (en-us/ and cmudict-en-us.dict)")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
                    "moderator); answers such as 'yes' need none. For noisy rooms")
@@ -27,8 +31,9 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "by a microphone; the default), always (typed ones too) or never")
 
 
-def make_recognizer(engine: str, vosk_model: Path | None = None) -> Recognizer:
-    """The recognizer for ``engine``; ``auto`` prefers vosk when a model is given or installed."""
+def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str = "default") -> Recognizer:
+    """The recognizer for ``engine``; ``auto`` prefers vosk when a model is given or installed. ``acoustic`` is
+    pocketsphinx's acoustic model (``moderator.acoustic.acoustic_model``)."""
     if engine in ("auto", "vosk"):
         from moderator.adapters.asr_vosk import VoskRecognizer
         from moderator.models import installed_model
@@ -39,6 +44,7 @@ def make_recognizer(engine: str, vosk_model: Path | None = None) -> Recognizer:
         if engine == "vosk":
             raise ModeratorError("no vosk model is installed: run 'moderator models download', "
                                  "or pass --vosk-model PATH (or use --engine pocketsphinx)")
+    from moderator.acoustic import acoustic_model
     from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
 
-    return PocketsphinxRecognizer()
+    return PocketsphinxRecognizer(acoustic_model(acoustic))

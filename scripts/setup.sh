@@ -22,7 +22,7 @@ if command -v apt-get >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends python3 python3-venv python3-pip \
     libespeak-ng1 espeak-ng libportaudio2 libspeexdsp1 pulseaudio pulseaudio-utils libasound2-plugins flite \
-    pocketsphinx-testdata >/dev/null
+    pocketsphinx-testdata pocketsphinx sphinxtrain >/dev/null
 fi
 
 PYTHON="${PYTHON:-python3}"

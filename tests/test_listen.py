@@ -18,7 +18,7 @@ from fakes import FakeAudioIn
 from pulse import PulseBench, pulse_bench
 
 from moderator import cli
-from moderator.adapters import sound_out
+from moderator.adapters import pulse_routing, sound_out
 from moderator.adapters.clock import VirtualClock
 from moderator.commands.listen import MicCheck
 from moderator.env import Environment
@@ -115,6 +115,7 @@ def test_listen_needs_a_microphone_and_names_unknown_ones(monkeypatch: pytest.Mo
     assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx"], e) == 2
     assert "name the microphones to check: --room-a-in" in e.stderr.getvalue()
     monkeypatch.setattr(sound_out, "_sounddevice", FakeInSD)
+    monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     e = env()
     assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx", "--mic", "nope"], e) == 2
     assert e.stderr.getvalue() == (

@@ -22,7 +22,7 @@ from pulse import PulseBench, pulse_bench
 from test_listen import PLAYERS, ScriptedRecognizer, padded, spoken
 
 from moderator import cli
-from moderator.adapters import sound_out
+from moderator.adapters import pulse_routing, sound_out
 from moderator.commands import play as play_cmd
 from moderator.env import Environment
 from moderator.game.rules import split_rooms
@@ -69,7 +69,7 @@ def test_a_spoken_command_reaches_the_game_and_a_failed_mic_leaves_the_keyboard(
 
     recognizer = ScriptedRecognizer(["i appoint alice as leader"])
     monkeypatch.setattr(play_cmd, "open_mics", open_mics)
-    monkeypatch.setattr(play_cmd, "make_recognizer", lambda engine, model: recognizer)
+    monkeypatch.setattr(play_cmd, "make_recognizer", lambda engine, model, acoustic: recognizer)
     state, log = tmp_path / "game.json", tmp_path / "events.jsonl"
     e = env("start the game\nstatus\nA: 3 votes for Heidi\nstatus\n")
     original_read = mic.read
@@ -128,7 +128,7 @@ def test_a_resumed_game_listens_too(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     mic = LateMic((None,))
     mic.push(None, padded(spoken("pause")))
     monkeypatch.setattr(play_cmd, "open_mics", lambda args, clock, log: mic)
-    monkeypatch.setattr(play_cmd, "make_recognizer", lambda engine, model: ScriptedRecognizer(["pause"]))
+    monkeypatch.setattr(play_cmd, "make_recognizer", lambda engine, model, acoustic: ScriptedRecognizer(["pause"]))
     e = env("status\nstatus\n")
     assert cli.main(["play", "--resume", "--mic", "default", "--state", str(state)], e) == 0, e.stderr.getvalue()
     assert "(listening: one microphone for both rooms" in e.stdout.getvalue()
@@ -153,6 +153,7 @@ def refused_before_the_game(tmp_path: Path, *args: str) -> str:
 
 def test_an_unknown_microphone_is_an_error_that_lists_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sound_out, "_sounddevice", FakeInSD)
+    monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     err = refused_before_the_game(tmp_path, "--room-a-in", "USB Mic", "--room-b-in", "nope", "--engine",
                                   "pocketsphinx")
     assert err == ("moderator: error: unknown input device (microphone) 'nope'; available: 0 pulse, 2 USB Mic, "

@@ -18,7 +18,7 @@ from fake_sounddevice import FakePortAudioError
 from fakes import FakeAudioIn
 from pulse import PulseBench, pulse_bench
 
-from moderator.adapters import sound_in, sound_out, stream
+from moderator.adapters import pulse_routing, sound_in, sound_out, stream
 from moderator.adapters.clock import VirtualClock
 from moderator.adapters.sound_in import SoundDeviceIn
 from moderator.adapters.sound_out import resolve_device
@@ -31,6 +31,7 @@ RATE = 16000
 def sd(monkeypatch: pytest.MonkeyPatch) -> FakeInSD:
     fake = FakeInSD()
     monkeypatch.setattr(sound_out, "_sounddevice", lambda: fake)
+    monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     return fake
 
 

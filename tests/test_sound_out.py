@@ -17,7 +17,7 @@ import pytest
 from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
 from pulse import PulseBench, pulse_bench
 
-from moderator.adapters import sound_out
+from moderator.adapters import pulse_routing, sound_out
 from moderator.adapters.clock import VirtualClock
 from moderator.adapters.sound_out import SoundDeviceOut, resolve_device
 from moderator.audio.clip import Clip, rms_db
@@ -70,6 +70,7 @@ class FakeSD(FakeSounddevice):
 def sd(monkeypatch: pytest.MonkeyPatch) -> FakeSD:
     fake = FakeSD()
     monkeypatch.setattr(sound_out, "_sounddevice", lambda: fake)
+    monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     return fake
 
 

@@ -20,7 +20,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from moderator.adapters import sound_out
+from moderator.adapters import pulse_routing, sound_out
+from moderator.adapters.pulse_routing import PulseDevice
 from moderator.adapters.stream import WatchedStream
 from moderator.errors import DeviceError
 from moderator.ports import Clock, MicChunk
@@ -45,9 +46,10 @@ class _Input(WatchedStream):
     STALLED = "it delivered no audio for {seconds:g} s (device lost or muted?)"
 
     def __init__(self, mic: str | None, device: int, name: str, rate: int, clock: Clock,
-                 out: queue.SimpleQueue[MicChunk]) -> None:
+                 out: queue.SimpleQueue[MicChunk], target: PulseDevice | None = None) -> None:
         super().__init__()
         self.mic, self.device, self.name, self.rate = mic, device, name, rate
+        self.target = target  # the Pulse source the stream is routed to through the device, if any
         self._clock, self._out = clock, out
         self._next: float | None = None  # clock time of the next block's first sample
         self.heard = False  # a block arrived since the failure
@@ -65,19 +67,23 @@ class _Input(WatchedStream):
         sd = sound_out._sounddevice()
         self._closing, self._next = False, None
         try:
-            self.stream = sd.InputStream(
-                device=self.device,
-                channels=1,
-                samplerate=self.rate,
-                dtype="float32",
-                blocksize=round(self.rate * BLOCK),
-                callback=self._callback,
-                finished_callback=self._finished,
-            )
-            self.stream.start()
+            with pulse_routing.opening(self.target) if self.target else contextlib.nullcontext():
+                self.stream = sd.InputStream(
+                    device=self.device,
+                    channels=1,
+                    samplerate=self.rate,
+                    dtype="float32",
+                    blocksize=round(self.rate * BLOCK),
+                    callback=self._callback,
+                    finished_callback=self._finished,
+                )
+                self.stream.start()
         except (sd.PortAudioError, ValueError) as exc:
             self.stream = None
             raise DeviceError(f"cannot open input device (microphone) {self.device} {self.name!r}: {exc}") from exc
+        except DeviceError:  # opened, but not to be routed to its source
+            self.close()
+            raise
         self.last_callback = time.monotonic()
 
     def _callback(self, indata: Any, frames: int, time_info: Any, status: Any) -> None:
@@ -140,21 +146,26 @@ class SoundDeviceIn:
         if shared is not None:
             if room_a is not None or room_b is not None:
                 raise DeviceError("a shared microphone hears both rooms; do not also name room microphones")
-            chosen: dict[str | None, int] = {None: sound_out.resolve_device(shared, devices, direction="input")}
+            chosen: dict[str | None, sound_out.Route] = {
+                None: sound_out.resolve_route(shared, devices, direction="input")
+            }
         else:
             specs = {"A": room_a, "B": room_b}
-            chosen = {room: sound_out.resolve_device(spec, devices, direction="input")
+            chosen = {room: sound_out.resolve_route(spec, devices, direction="input")
                       for room, spec in specs.items() if spec is not None}
             if not chosen:
                 raise DeviceError("no microphone given: name one per room, or one shared by both rooms")
             if len(set(chosen.values())) < len(chosen):
                 raise DeviceError(
-                    f"rooms A and B both name input device {chosen['A']}; one microphone for both rooms "
-                    "is a shared microphone (the room then follows from the names said)"
+                    f"rooms A and B both name input device {sound_out.route_label(chosen['A'])}; one microphone "
+                    "for both rooms is a shared microphone (the room then follows from the names said)"
                 )
-        for mic, index in chosen.items():
+        for mic, (index, target) in chosen.items():
             dev = next(d for d in devices if d["index"] == index)
-            self._inputs.append(_Input(mic, index, dev["name"], self._rate(index, dev, rate), clock, self._queue))
+            name = dev["name"] if target is None else target.name
+            self._inputs.append(
+                _Input(mic, index, name, self._rate(index, dev, rate), clock, self._queue, target)
+            )
         self.mics: tuple[str | None, ...] = tuple(chosen)
         try:
             for inp in self._inputs:

@@ -20,6 +20,7 @@ moderator's voice where the room heard it, so its reference is read from there.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from moderator.adapters import pulse_routing
+from moderator.adapters.pulse_routing import PulseDevice
 from moderator.adapters.stream import WatchedStream
 from moderator.errors import DeviceError
 
@@ -109,13 +112,18 @@ def list_output_devices() -> list[dict[str, Any]]:
 _DIRECTIONS = {"output": ("outputs", "output device"), "input": ("inputs", "input device (microphone)")}
 
 
+class UnknownDeviceError(DeviceError):
+    """No device has that number or name."""
+
+
 def resolve_device(spec: str | int, devices: list[dict[str, Any]] | None = None, *, direction: str = "output") -> int:
-    """The index of an output (or ``direction="input"``) device named by index or by name.
+    """The index of an output (or ``direction="input"``) PortAudio device named by index or by name.
 
     A name matches exactly (ignoring case) first, then as a unique substring.
 
     Raises:
-        DeviceError: unknown, ambiguous or without channels that way; the message lists the devices that have.
+        UnknownDeviceError: no such device; the message lists the devices that have channels that way.
+        DeviceError: ambiguous or without channels that way; the message lists the devices that have.
     """
     channels, noun = _DIRECTIONS[direction]
     devices = list_devices() if devices is None else devices
@@ -128,7 +136,7 @@ def resolve_device(spec: str | int, devices: list[dict[str, Any]] | None = None,
         found = [dev for dev in usable if dev["name"].lower() == text.lower()]
         found = found or [dev for dev in usable if text.lower() in dev["name"].lower()]
     if not found:
-        raise DeviceError(f"unknown {noun} {spec!r}; available: {available}")
+        raise UnknownDeviceError(f"unknown {noun} {spec!r}; available: {available}")
     if len(found) > 1:
         names = ", ".join(f"{dev['index']} {dev['name']}" for dev in found)
         raise DeviceError(f"{direction} device {spec!r} is ambiguous: it matches {names}; name it by number")
@@ -137,6 +145,43 @@ def resolve_device(spec: str | int, devices: list[dict[str, Any]] | None = None,
             f"device {found[0]['index']} {found[0]['name']!r} has no {direction} channels; available: {available}"
         )
     return int(found[0]["index"])
+
+
+Route = tuple[int, PulseDevice | None]
+"""Where a stream goes: a PortAudio device, and the Pulse sink or source it is routed to through it (if any)."""
+
+
+def resolve_route(spec: str | int, devices: list[dict[str, Any]] | None = None, *, direction: str = "output") -> Route:
+    """A PortAudio device (see ``resolve_device``), or else a PulseAudio/PipeWire sink (or ``direction="input"``:
+    source) by name or description, reached through PortAudio's ``pulse`` device (``pulse_routing``).
+
+    Raises:
+        DeviceError: unknown (the message lists PortAudio's devices and the Pulse server's), ambiguous, or a
+            Pulse device that PortAudio cannot reach.
+    """
+    devices = list_devices() if devices is None else devices
+    try:
+        return resolve_device(spec, devices, direction=direction), None
+    except UnknownDeviceError as exc:
+        if isinstance(spec, int) or str(spec).strip().isdigit():
+            raise
+        pulse = pulse_routing.list_devices()
+        target = pulse_routing.find(str(spec), pulse, direction)
+        if target is None:
+            listed = pulse_routing.describe(pulse, direction)
+            raise UnknownDeviceError(f"{exc}; {listed}" if listed else str(exc)) from None
+    carrier = pulse_routing.carrier(devices, direction)
+    if carrier is None:
+        names = " or ".join(repr(name) for name in pulse_routing.CARRIERS)
+        raise DeviceError(f"{target.kind} {target.label} is on the Pulse server, but PortAudio has no {names} "
+                          f"{direction} device to reach it (install libasound2-plugins)")
+    return int(carrier["index"]), target
+
+
+def route_label(route: Route) -> str:
+    """How a message names a route's device: ``1`` or ``0 (sink roomA)``."""
+    index, target = route
+    return str(index) if target is None else f"{index} ({target.kind} {target.name})"
 
 
 @dataclass(eq=False)
@@ -308,9 +353,11 @@ class _Output(WatchedStream):
         latency: float,
         on_start: Callable[[str, float, float], None],
         clock: Clock,
+        target: PulseDevice | None = None,
     ) -> None:
         super().__init__()
         self.device, self.name, self.rooms = device, name, rooms
+        self.target = target  # the Pulse sink the stream is routed to through the device, if any
         self.channels, self.rate, self.latency = channels, rate, latency
         self._on_start = on_start
         self.clock = clock
@@ -339,19 +386,23 @@ class _Output(WatchedStream):
         # A room's own device plays it on every channel (the first stands for all); split stereo, on its own.
         self.record = _Record(self.rate, tuple(range(len(self.rooms))), self.clock)
         try:
-            self.stream = sd.OutputStream(
-                device=self.device,
-                channels=self.channels,
-                samplerate=self.rate,
-                dtype="float32",
-                latency=self.latency,
-                callback=self._callback,
-                finished_callback=self._finished,
-            )
-            self.stream.start()
+            with pulse_routing.opening(self.target) if self.target else contextlib.nullcontext():
+                self.stream = sd.OutputStream(
+                    device=self.device,
+                    channels=self.channels,
+                    samplerate=self.rate,
+                    dtype="float32",
+                    latency=self.latency,
+                    callback=self._callback,
+                    finished_callback=self._finished,
+                )
+                self.stream.start()
         except (sd.PortAudioError, ValueError) as exc:
             self.stream = None
             raise DeviceError(f"cannot open output device {self.device} {self.name!r}: {exc}") from exc
+        except DeviceError:  # opened, but not to be routed to its sink
+            self.close()
+            raise
         self.failure, self.reported, self.last_callback = None, False, time.monotonic()
 
     def flowing(self) -> bool:
@@ -497,20 +548,21 @@ class SoundDeviceOut:
         if split_stereo is not None:
             if room_a is not None or room_b is not None:
                 raise DeviceError("split stereo plays both rooms on one device; do not also name room devices")
-            out = self._output(devices, split_stereo, ("A", "B"), rate, latency, stereo=True)
+            route = resolve_route(split_stereo, devices)
+            out = self._output(devices, route, ("A", "B"), rate, latency, stereo=True)
             self._routes = {"A": (out, 0), "B": (out, 1)}
         else:
             specs = {"A": room_a, "B": room_b}
-            chosen = {room: resolve_device(spec, devices) for room, spec in specs.items() if spec is not None}
+            chosen = {room: resolve_route(spec, devices) for room, spec in specs.items() if spec is not None}
             if not chosen:
                 raise DeviceError("no output device given: name one per room, or one for split stereo")
             if len(set(chosen.values())) < len(chosen):
                 raise DeviceError(
-                    f"rooms A and B both name output device {chosen['A']}; a device plays one "
+                    f"rooms A and B both name output device {route_label(chosen['A'])}; a device plays one "
                     "room, or use split stereo (A on the left, B on the right)"
                 )
-            for room, index in chosen.items():
-                self._routes[room] = (self._output(devices, index, (room,), rate, latency, stereo=False), None)
+            for room, route in chosen.items():
+                self._routes[room] = (self._output(devices, route, (room,), rate, latency, stereo=False), None)
             for room in ROOMS:
                 if room not in chosen:
                     log(f"room {room} has no speaker: its announcements are not played")
@@ -529,20 +581,22 @@ class SoundDeviceOut:
     def _output(
         self,
         devices: list[dict[str, Any]],
-        spec: str | int,
+        route: Route,
         rooms: tuple[str, ...],
         rate: int | None,
         latency: float,
         *,
         stereo: bool,
     ) -> _Output:
-        index = resolve_device(spec, devices)
+        index, target = route
         dev = next(d for d in devices if d["index"] == index)
-        if stereo and dev["outputs"] < 2:
-            raise DeviceError(f"split stereo needs two output channels; device {index} {dev['name']!r} has 1")
-        channels = 2 if stereo else min(2, dev["outputs"])
+        name, outputs = (dev["name"], dev["outputs"]) if target is None else (target.name, target.channels)
+        if stereo and outputs < 2:
+            raise DeviceError(f"split stereo needs two output channels; device {route_label(route)} "
+                              f"{name!r} has {outputs}")
+        channels = 2 if stereo else min(2, outputs)
         rate = self._rate(index, dev, channels, rate)
-        out = _Output(index, dev["name"], rooms, channels, rate, latency, self._record_start, self.clock)
+        out = _Output(index, name, rooms, channels, rate, latency, self._record_start, self.clock, target)
         self._outputs.append(out)
         return out
 

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     grammar = load_grammar("en")
     if args.wake_word:
         grammar = grammar.addressed(args.wake_word)
-    recognizer = make_recognizer(args.engine, args.vosk_model)
+    recognizer = make_recognizer(args.engine, args.vosk_model, args.acoustic_model)
     check_names(recognizer, roster)
     recognizer.expect(grammar, roster)
     clock = SystemClock()

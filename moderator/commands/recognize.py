@@ -65,7 +65,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             if not Path(name).is_file():
                 raise ModeratorError(f"no such file: {name}")
             clips.append((name, Clip.read(Path(name))))
-        recognizer = make_recognizer(args.engine, args.vosk_model)
+        recognizer = make_recognizer(args.engine, args.vosk_model, args.acoustic_model)
         recognizer.expect(grammar, roster)
         for name, clip in clips:
             transcript = recognizer.recognize(clip.samples, clip.rate)

@@ -1,0 +1,88 @@
+"""Acoustic models for the embedded recognizer: the pocketsphinx wheel's en-us ("default"), and "party", the same
+model adapted to party noise (babble, music, the moderator's own voice, reverberation; issue 10), shipped here in
+``party/en-us`` and built by scripts/build_party_model.py.
+
+``acoustic_model`` turns a ``--acoustic-model`` value into what ``PocketsphinxRecognizer(model_dir=...)`` takes: a
+directory holding ``en-us/`` and ``cmudict-en-us.dict``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from pathlib import Path
+
+from moderator.errors import ModeratorError
+
+PARTY = Path(__file__).resolve().parent / "party"
+"""The shipped adapted model: ``party/en-us`` holds its files (the dictionary is the wheel's)."""
+DICTIONARY = "cmudict-en-us.dict"
+MODEL_FILES = ("mdef", "means", "variances", "transition_matrices", "sendump", "feat.params", "noisedict")
+NAMES = ("default", "party")
+
+
+class AcousticModelError(ModeratorError):
+    """An acoustic model that cannot be found or is incomplete."""
+
+
+def _wheel_dictionary() -> Path:
+    import pocketsphinx
+
+    return Path(pocketsphinx.get_model_path()) / "en-us" / DICTIONARY
+
+
+def _check(root: Path, what: str) -> Path:
+    missing = [name for name in MODEL_FILES if not (root / "en-us" / name).is_file()]
+    if not (root / "en-us").is_dir() or missing:
+        raise AcousticModelError(f"{what} is not a pocketsphinx model directory: it needs en-us/ with "
+                                 f"{', '.join(missing or MODEL_FILES)}, and {DICTIONARY}")
+    if not (root / DICTIONARY).is_file():
+        raise AcousticModelError(f"{what} has no {DICTIONARY} beside its en-us/")
+    return root
+
+
+def _layout(model: Path, cache: Path | None = None) -> Path:
+    """A directory with ``en-us`` -> ``model`` and the wheel's dictionary beside it (links, or copies where links
+    cannot be made), in the user's cache: the package ships the model without a second 3 MB dictionary."""
+    import platformdirs
+
+    root = (cache or platformdirs.user_cache_path("moderator")) / "acoustic" / model.parent.name
+    pairs = ((root / "en-us", model), (root / DICTIONARY, _wheel_dictionary()))
+    if all(link.exists() and link.resolve() == target.resolve() for link, target in pairs):
+        return root
+    root.mkdir(parents=True, exist_ok=True)
+    for link, target in pairs:
+        if link.is_symlink() or link.is_file():
+            link.unlink()
+        elif link.is_dir():
+            shutil.rmtree(link)
+        try:
+            link.symlink_to(target, target_is_directory=target.is_dir())
+        except OSError:  # no symlinks (some Windows set-ups): copy
+            with contextlib.suppress(FileNotFoundError):
+                (shutil.copytree if target.is_dir() else shutil.copy)(target, link)
+    return root
+
+
+def acoustic_model(name: str, *, cache: Path | None = None) -> Path | None:
+    """The model directory for ``name``: None for "default" (the wheel's en-us), the shipped adapted model for
+    "party", else ``name`` as a path, which must hold ``en-us/`` and ``cmudict-en-us.dict``.
+
+    Raises:
+        AcousticModelError: the path does not exist or is not a complete model, or "party" is not installed.
+    """
+    if name == "default":
+        return None
+    if name == "party":
+        if not all((PARTY / "en-us" / f).is_file() for f in MODEL_FILES):
+            raise AcousticModelError(f"the party acoustic model is not installed in {PARTY} "
+                                     "(build it with scripts/build_party_model.sh)")
+        if (PARTY / DICTIONARY).is_file():
+            return PARTY
+        return _check(_layout(PARTY / "en-us", cache), "the party acoustic model")
+    path = Path(os.path.expanduser(name))
+    if not path.exists():
+        raise AcousticModelError(f"acoustic model {name!r}: use {' or '.join(NAMES)}, or the path of a model "
+                                 f"directory (with en-us/ and {DICTIONARY}); {path} does not exist")
+    return _check(path, f"acoustic model {path}")

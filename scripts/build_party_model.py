@@ -1,0 +1,355 @@
+"""Build the "party" acoustic model (issue 10): the wheel's en-us model, MAP-adapted on synthesized commands mixed
+with party noise, from Debian and PyPI packages alone. Seeded and deterministic.
+
+Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py [--work DIR] [--out DIR] [--texts N]
+
+Needs (Debian): sphinxtrain (bw, map_adapt, mk_s2sendump), pocketsphinx (pocketsphinx_mdef_convert),
+sphinxbase-utils (sphinx_fe), flite, espeak-ng. scripts/build_party_model.sh installs them and runs this.
+
+Steps (each cached in the work directory; delete it to start over):
+ 1. base model: a copy of the wheel's en-us with a text mdef and mixture_weights rebuilt from its sendump;
+ 2. texts: commands of the grammar over training-only rosters, and about 12% general sentences
+    (benchmarks/voices.py holds the split);
+ 3. dictionary: cmudict, and espeak-ng pronunciations (as the recognizer derives them) for the names it lacks;
+ 4. audio: each text said by two training voices, each copy mixed with one party noise (babble of training
+    voices saying training chatter, synthesized music, the moderator's own voice, or two of them) at 0-20 dB
+    peak-frame SNR, or clean over a microphone's floor; a third of the copies through a reverberant room;
+ 5. features (sphinx_fe, silence kept), counts (bw), MAP with a fixed tau for each tau of ``TAUS``
+    (map_adapt), packing (mk_s2sendump);
+ 6. tau: chosen on the DEV set (dev voices, dev names, dev babble and music), never on the test set;
+ 7. the chosen model is copied to ``--out`` (moderator/acoustic/party/en-us).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+import wave
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import voices as V  # noqa: E402
+from moderator.acoustic.sphinx_files import read_sendump, write_s3_3d  # noqa: E402
+from moderator.audio.endpoint import RATE  # noqa: E402
+from moderator.audio.mix import noise_for, snr_db  # noqa: E402
+from moderator.speech.grammar import load_grammar  # noqa: E402
+from moderator.speech.template import normalize  # noqa: E402
+
+ST = Path("/usr/lib/sphinxtrain")
+SEED = V.TRAIN_SEED
+#: Sentences per template and training roster (5 rosters): about 850 command texts.
+PER_TEMPLATE = 8
+GENERAL_SHARE = 0.12
+COPIES = 2
+TAUS = (1000, 5000, 30000)
+#: Shares of the noise conditions of a copy (the rest is clean over a microphone floor).
+NOISES = {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10, "babble+moderator": 0.10}
+REVERB_SHARE = 0.33
+MWFLOOR = 1e-7
+"""The mixture-weight floor of mk_s2sendump: the wheel's sendump has weights down to about 1e-7."""
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def run(cmd: list[str], logfile: Path) -> None:
+    """Run a sphinx tool, its output to ``logfile``; raise with the log's tail on failure."""
+    with open(logfile, "w") as fh:
+        done = subprocess.run(["nice", "-n", "10", *cmd], stdout=fh, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        tail = logfile.read_text(errors="replace").splitlines()[-15:]
+        raise SystemExit(f"{cmd[0]} failed ({done.returncode}); {logfile}:\n" + "\n".join(tail))
+
+
+def wheel_model() -> Path:
+    import pocketsphinx
+
+    return Path(pocketsphinx.get_model_path()) / "en-us"
+
+
+# -- 1. base model ---------------------------------------------------------------------------------------------
+
+
+def base_model(work: Path) -> Path:
+    base = work / "base"
+    if (base / "mixture_weights").exists():
+        return base
+    base.mkdir(parents=True, exist_ok=True)
+    src = wheel_model() / "en-us"
+    for name in ("means", "variances", "transition_matrices", "noisedict", "feat.params", "mdef", "README"):
+        shutil.copy(src / name, base / name)
+    run(["pocketsphinx_mdef_convert", "-text", str(src / "mdef"), str(base / "mdef.txt")], work / "mdef_convert.log")
+    write_s3_3d(base / "mixture_weights", read_sendump(src / "sendump").mixw)
+    return base
+
+
+# -- 2-3. texts and dictionary -----------------------------------------------------------------------------------
+
+
+def spoken_words(text: str, numbers: dict[str, str]) -> list[str]:
+    """The transcript words of a text: lowercase, digits as the grammar's number words."""
+    out = []
+    for word in normalize(text):
+        w = word.lower()
+        out += numbers[w].split() if w in numbers else [w]
+    return out
+
+
+def texts(seed: int, rosters: tuple[tuple[str, ...], ...], per_template: int, general: tuple[str, ...],
+          general_share: float) -> list[dict]:
+    grammar = load_grammar("en")
+    out = []
+    for i, roster in enumerate(rosters):
+        for text, parsed in grammar.expand(list(roster), limit_per_template=per_template,
+                                           rng=random.Random(seed * 1000 + i)):
+            out.append({"text": text, "intent": parsed.intent, "slots": parsed.slots, "roster": list(roster)})
+    n_general = round(len(out) * general_share / (1 - general_share)) if general_share else 0
+    rng, pool, lines = random.Random(seed), list(general), []
+    while len(lines) < n_general:
+        rng.shuffle(pool)
+        lines += pool
+    out += [{"text": line, "intent": None, "slots": None, "roster": None} for line in lines[:n_general]]
+    return out
+
+
+def number_words() -> dict[str, str]:
+    grammar = load_grammar("en")
+    return {str(value): phrases[0] for value, phrases in grammar.lists["number"].items()}
+
+
+def dictionary(words: set[str], out: Path) -> None:
+    """cmudict entries (with their variants) for ``words``; espeak-ng pronunciations for the rest, as the
+    recognizer makes them up."""
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+
+    entries: dict[str, list[str]] = {}
+    for line in (wheel_model() / "cmudict-en-us.dict").read_text(errors="replace").splitlines():
+        head, _, phones = line.partition(" ")
+        base = re.sub(r"\(\d+\)$", "", head)
+        if base in words:
+            entries.setdefault(base, []).append(phones.split("#")[0].strip())
+    recognizer = PocketsphinxRecognizer()
+    for word in sorted(words - set(entries)):
+        entries[word] = [recognizer.derive(word).phones]
+    lines = []
+    for word in sorted(entries):
+        for i, phones in enumerate(entries[word]):
+            lines.append(f"{word if i == 0 else f'{word}({i + 1})'} {phones}")
+    out.write_text("\n".join(lines) + "\n")
+
+
+# -- 4. audio -----------------------------------------------------------------------------------------------------
+
+
+def beds(work: Path) -> dict[str, np.ndarray]:
+    """The training noise: 3 babble beds, 3 music pieces, the moderator's voice (cached as .npy)."""
+    path = work / "beds.npz"
+    if path.exists():
+        return dict(np.load(path))
+    log("noise beds: babble, music, the moderator")
+    names = [n for r in V.TRAIN_ROSTERS for n in r]
+    babble_voices = V.FLITE_SEEN + V.TRAIN_ESPEAK[:22]
+    out = {}
+    for i in range(3):
+        out[f"babble{i}"] = V.babble_bed(60.0, babble_voices[i::3] + V.FLITE_SEEN, V.TRAIN_CHATTER,
+                                         talkers=6 + i, seed=1001 + i)
+        out[f"music{i}"] = V.music(60.0, seed=3001 + i)
+    out["moderator"] = V.moderator_bed(90.0, names, seed=4001)
+    np.savez(path, **out)
+    return out
+
+
+def write_wav(path: Path, samples: np.ndarray) -> None:
+    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2")
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(RATE)
+        w.writeframes(pcm.tobytes())
+
+
+def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Generator) -> tuple[np.ndarray, str]:
+    """One training copy of ``speech``: padding, maybe a room, one noise condition at 0-20 dB, a floor."""
+    speech = speech * rng.uniform(0.3, 1.0)
+    lead, tail = (np.zeros(round(rng.uniform(a, b) * RATE), np.float32) for a, b in ((0.2, 0.6), (0.3, 0.8)))
+    label = []
+    reverb = rng.random() < REVERB_SHARE
+    if reverb:
+        rt60, dist = rng.uniform(0.3, 0.9), rng.uniform(0.5, 3.0)
+        wet = V.reverberate(np.concatenate([speech, np.zeros(round(rt60 * RATE), np.float32)]),
+                            V.room_response(rt60, dist, seed=int(rng.integers(1 << 30))))
+        speech = wet * np.sqrt(np.mean(speech**2) / max(float(np.mean(wet**2)), 1e-20))
+        label.append(f"room{rt60:.1f}s@{dist:.1f}m")
+    clean = np.concatenate([lead, speech, tail]).astype(np.float32)
+    draw, kind = rng.random(), "clean"
+    for name, share in NOISES.items():
+        if draw < share:
+            kind = name
+            break
+        draw -= share
+    if kind != "clean":
+        bed = np.zeros(len(clean), np.float32)
+        for part in kind.split("+"):
+            source = noise["moderator"] if part == "moderator" else noise[f"{part}{int(rng.integers(3))}"]
+            piece = noise_for(source, len(clean), rng)
+            bed += piece * 10 ** (rng.uniform(-6, 0) / 20)
+        snr = rng.uniform(0, 20)
+        bed *= 10 ** ((snr_db(speech, bed, peak=True) - snr) / 20)
+        clean = clean + bed
+        label.append(f"{kind}{snr:.0f}dB")
+    floor = 10 ** (rng.uniform(-75, -50) / 20)
+    out = clean + rng.standard_normal(len(clean)).astype(np.float32) * floor
+    peak = float(np.max(np.abs(out)))
+    if peak > 0.99:
+        out *= 0.99 / peak
+    return out.astype(np.float32), "+".join(label) or "clean"
+
+
+def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray]) -> list[tuple[str, str]]:
+    """(fileid, transcript) of every copy; writes wav/<fileid>.wav."""
+    wav = work / "wav"
+    wav.mkdir(exist_ok=True)
+    manifest = work / "manifest.json"
+    if manifest.exists():
+        return [tuple(x) for x in json.loads(manifest.read_text())]
+    numbers = number_words()
+    rng = np.random.default_rng(SEED)
+    voice_rng = random.Random(SEED)
+    out, conditions = [], []
+    started = time.perf_counter()
+    for i, item in enumerate(items):
+        words = " ".join(spoken_words(item["text"], numbers))
+        for copy in range(COPIES):
+            voice = voice_rng.choice(V.FLITE_SEEN) if voice_rng.random() < 0.3 else voice_rng.choice(V.TRAIN_ESPEAK)
+            signal, label = mix_copy(V.say(item["text"], voice), noise, rng)
+            fileid = f"u{i:05d}_{copy}"
+            write_wav(wav / f"{fileid}.wav", signal)
+            out.append((fileid, words))
+            conditions.append({"id": fileid, "voice": voice, "cond": label, "text": item["text"]})
+        if (i + 1) % 200 == 0:
+            log(f"  audio: {i + 1}/{len(items)} texts ({time.perf_counter() - started:.0f} s)")
+    (work / "conditions.json").write_text(json.dumps(conditions, indent=0))
+    manifest.write_text(json.dumps(out))
+    return out
+
+
+# -- 5. features, counts, MAP, packing ---------------------------------------------------------------------------
+
+
+def features(work: Path, base: Path, utts: list[tuple[str, str]]) -> None:
+    (work / "train.fileids").write_text("".join(f"{u}\n" for u, _ in utts))
+    (work / "train.transcription").write_text("".join(f"<s> {w} </s> ({u})\n" for u, w in utts))
+    mfc = work / "mfc"
+    if mfc.exists() and len(list(mfc.glob("*.mfc"))) == len(utts):
+        return
+    mfc.mkdir(exist_ok=True)
+    log("features (sphinx_fe)")
+    run(["sphinx_fe", "-argfile", str(base / "feat.params"), "-samprate", str(RATE), "-remove_silence", "no",
+         "-c", str(work / "train.fileids"), "-di", str(work / "wav"), "-do", str(mfc), "-ei", "wav", "-eo", "mfc",
+         "-mswav", "yes"], work / "sphinx_fe.log")
+
+
+def counts(work: Path, base: Path) -> None:
+    acc = work / "acc"
+    if (acc / "mixw_counts").exists():
+        return
+    acc.mkdir(exist_ok=True)
+    log("counts (bw)")
+    run([str(ST / "bw"), "-hmmdir", str(base), "-moddeffn", str(base / "mdef.txt"),
+         "-mixwfn", str(base / "mixture_weights"), "-ts2cbfn", ".ptm.", "-feat", "1s_c_d_dd",
+         "-svspec", "0-12/13-25/26-38", "-cmn", "batch", "-agc", "none", "-varnorm", "no",
+         "-dictfn", str(work / "train.dic"), "-fdictfn", str(base / "noisedict"),
+         "-ctlfn", str(work / "train.fileids"), "-lsnfn", str(work / "train.transcription"),
+         "-cepdir", str(work / "mfc"), "-accumdir", str(acc)], work / "bw.log")
+
+
+def adapt(work: Path, base: Path, tau: float) -> Path:
+    """MAP with a fixed ``tau``, packed for pocketsphinx: a model directory ``tau<tau>/en-us``."""
+    out = work / f"tau{tau:g}" / "en-us"
+    if (out / "sendump").exists():
+        return out.parent
+    out.mkdir(parents=True, exist_ok=True)
+    run([str(ST / "map_adapt"), "-moddeffn", str(base / "mdef.txt"), "-ts2cbfn", ".ptm.",
+         "-meanfn", str(base / "means"), "-varfn", str(base / "variances"),
+         "-mixwfn", str(base / "mixture_weights"), "-tmatfn", str(base / "transition_matrices"),
+         "-accumdir", str(work / "acc"), "-mapmeanfn", str(out / "means"), "-mapvarfn", str(out / "variances"),
+         "-mapmixwfn", str(work / f"tau{tau:g}" / "mixture_weights"), "-maptmatfn", str(out / "transition_matrices"),
+         "-bayesmean", "no", "-fixedtau", "yes", "-tau", str(tau)], work / f"map_tau{tau:g}.log")
+    run([str(ST / "mk_s2sendump"), "-pocketsphinx", "yes", "-moddeffn", str(base / "mdef.txt"),
+         "-mixwfn", str(work / f"tau{tau:g}" / "mixture_weights"), "-mwfloor", str(MWFLOOR),
+         "-sendumpfn", str(out / "sendump")], work / f"sendump_tau{tau:g}.log")
+    for name in ("mdef", "feat.params", "noisedict"):
+        shutil.copy(base / name, out / name)
+    (out.parent / "cmudict-en-us.dict").unlink(missing_ok=True)
+    (out.parent / "cmudict-en-us.dict").symlink_to(wheel_model() / "cmudict-en-us.dict")
+    return out.parent
+
+
+README = """Party acoustic model (issue 10): the en-us model of the pocketsphinx wheel (CMU Sphinx's 2015 US English
+PTM model, BSD-style license, see the wheel's en-us/README), MAP-adapted (sphinxtrain map_adapt, fixed tau {tau:g})
+on synthesized commands of this game mixed with party babble, music, the moderator's voice and reverberation.
+Built by scripts/build_party_model.py; results in docs/benchmarks/adaptation.md. mdef, feat.params and noisedict are
+the original model's.
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("/work/scratch/party/build"))
+    parser.add_argument("--out", type=Path, default=ROOT / "moderator" / "acoustic" / "party" / "en-us")
+    parser.add_argument("--per-template", type=int, default=PER_TEMPLATE)
+    parser.add_argument("--taus", type=float, nargs="*", default=list(TAUS))
+    parser.add_argument("--dev-per-template", type=int, default=2)
+    parser.add_argument("--dev-items", type=int, default=40, help="a seeded sample of this many dev commands")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    V.check_split()
+    for tool in ("sphinx_fe", "pocketsphinx_mdef_convert", "flite", "espeak-ng", str(ST / "bw")):
+        if shutil.which(tool) is None and not Path(tool).exists():
+            raise SystemExit(f"{tool} is missing: run scripts/build_party_model.sh (it installs the Debian packages)")
+    work = args.work
+    work.mkdir(parents=True, exist_ok=True)
+    base = base_model(work)
+    items = texts(SEED, V.TRAIN_ROSTERS, args.per_template, V.GENERAL, GENERAL_SHARE)
+    log(f"{len(items)} training texts ({sum(1 for i in items if i['intent'] is None)} general)")
+    numbers = number_words()
+    words = {w for item in items for w in spoken_words(item["text"], numbers)}
+    if not (work / "train.dic").exists():
+        dictionary(words, work / "train.dic")
+    utts = audio(work, items, beds(work))
+    log(f"{len(utts)} utterances, {sum(1 for _ in (work / 'wav').glob('*.wav'))} files")
+    features(work, base, utts)
+    counts(work, base)
+    bw_log = (work / "bw.log").read_text(errors="replace")
+    failed = bw_log.count("Failed to align")
+    log(f"bw: {failed} of {len(utts)} utterances failed to align; "
+        + " ".join(line.strip() for line in bw_log.splitlines() if "overall>" in line))
+    models = {tau: adapt(work, base, tau) for tau in args.taus}
+    log(f"adapted for tau {', '.join(f'{t:g}' for t in models)}; choosing on the dev set")
+    from benchmarks import adaptation
+
+    dev = adaptation.dev_choice(models, per_template=args.dev_per_template, limit=args.dev_items, log=log)
+    (work / "dev.json").write_text(json.dumps(dev, indent=1))
+    tau = dev["chosen_tau"]
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in ("means", "variances", "transition_matrices", "sendump", "mdef", "feat.params", "noisedict"):
+        shutil.copy(models[tau] / "en-us" / name, args.out / name)
+    (args.out / "README").write_text(README.format(tau=tau))
+    size = sum(p.stat().st_size for p in args.out.iterdir())
+    log(f"chose tau {tau:g}; wrote {args.out} ({size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

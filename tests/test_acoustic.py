@@ -1,0 +1,97 @@
+"""The acoustic-model resolver, the shipped party model, and the sendump reader the adaptation relies on."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from moderator.acoustic import DICTIONARY, MODEL_FILES, PARTY, AcousticModelError, acoustic_model
+from moderator.acoustic.sphinx_files import read_s3_3d, read_sendump, write_s3_3d
+from moderator.errors import ModeratorError
+
+pocketsphinx = pytest.importorskip("pocketsphinx")
+
+WHEEL = Path(pocketsphinx.get_model_path()) / "en-us"
+MK_S2SENDUMP = Path("/usr/lib/sphinxtrain/mk_s2sendump")
+shipped = pytest.mark.skipif(not all((PARTY / "en-us" / f).is_file() for f in MODEL_FILES),
+                             reason="the party model is not built")
+
+
+def test_default_is_the_wheels_model():
+    assert acoustic_model("default") is None
+
+
+def test_a_path_that_does_not_exist_is_a_clear_error(tmp_path):
+    with pytest.raises(ModeratorError, match="default or party"):
+        acoustic_model(str(tmp_path / "nowhere"))
+    with pytest.raises(AcousticModelError, match="does not exist"):
+        acoustic_model("partey")
+
+
+def test_an_incomplete_directory_is_refused(tmp_path):
+    (tmp_path / "en-us").mkdir()
+    (tmp_path / "en-us" / "mdef").write_bytes(b"")
+    with pytest.raises(AcousticModelError, match="sendump"):
+        acoustic_model(str(tmp_path))
+
+
+def test_a_model_directory_is_taken_as_it_is():
+    assert acoustic_model(str(WHEEL)) == WHEEL
+
+
+@shipped
+def test_party_resolves_to_a_complete_layout(tmp_path):
+    root = acoustic_model("party", cache=tmp_path)
+    assert root is not None
+    assert (root / "en-us" / "sendump").read_bytes() == (PARTY / "en-us" / "sendump").read_bytes()
+    assert (root / DICTIONARY).resolve() == (WHEEL / DICTIONARY).resolve()
+    assert acoustic_model("party", cache=tmp_path) == root  # made once, then reused
+
+
+@shipped
+@pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed")
+def test_the_party_model_recognizes_a_clean_command(tmp_path):
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+    from moderator.audio.clip import Clip
+    from moderator.speech.grammar import load_grammar
+
+    wav = tmp_path / "line.wav"
+    subprocess.run(["flite", "-voice", "slt", "-t", "hostages Grace and Heidi", "-o", str(wav)], check=True)
+    recognizer = PocketsphinxRecognizer(acoustic_model("party", cache=tmp_path))
+    recognizer.expect(load_grammar("en"), ["Alice", "Bob", "Carol", "Grace", "Heidi"])
+    clip = Clip.read(wav)
+    heard = recognizer.recognize(clip.samples, clip.rate)
+    assert heard.text == "hostages grace and heidi"
+
+
+def test_sendump_reads_back_to_normalised_mixture_weights(tmp_path):
+    dump = read_sendump(WHEEL / "en-us" / "sendump")
+    assert dump.mixw.shape == (5126, 3, 128)  # senones x feature streams x codewords of the en-us PTM model
+    assert np.allclose(dump.mixw.sum(axis=2), 1.0)
+    write_s3_3d(tmp_path / "mixture_weights", dump.mixw)
+    assert np.allclose(read_s3_3d(tmp_path / "mixture_weights"), dump.mixw, rtol=1e-6, atol=0)
+
+
+@pytest.mark.skipif(not MK_S2SENDUMP.exists() or shutil.which("pocketsphinx_mdef_convert") is None,
+                    reason="sphinxtrain and pocketsphinx (Debian) are not installed")
+def test_sendump_round_trip_through_mk_s2sendump(tmp_path):
+    """sendump -> mixture_weights (ours) -> sendump (sphinxtrain) gives back the wheel's bytes, except that
+    weights under the floor come back at the floor."""
+    dump = read_sendump(WHEEL / "en-us" / "sendump")
+    write_s3_3d(tmp_path / "mixw", dump.mixw)
+    subprocess.run(["pocketsphinx_mdef_convert", "-text", str(WHEEL / "en-us" / "mdef"), str(tmp_path / "mdef.txt")],
+                   check=True, capture_output=True)
+    subprocess.run([str(MK_S2SENDUMP), "-pocketsphinx", "yes", "-moddeffn", str(tmp_path / "mdef.txt"),
+                    "-mixwfn", str(tmp_path / "mixw"), "-mwfloor", "1e-7", "-sendumpfn", str(tmp_path / "sendump")],
+                   check=True, capture_output=True)
+    again = read_sendump(tmp_path / "sendump").quantized.astype(int)
+    original = dump.quantized.astype(int)
+    floor = int(np.max(again))
+    below = original < floor
+    assert below.mean() > 0.9
+    assert np.array_equal(again[below], original[below])
+    assert np.all(again[~below] == floor)
