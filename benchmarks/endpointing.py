@@ -35,8 +35,8 @@ from moderator.voice_input import LEAD_IN, TAIL
 #: (label, short hangover, look-ahead); None: the long hangover alone (no grammar-aware close).
 SETTINGS: tuple[tuple[str, float | None, float | None], ...] = (
     ("long hangover only (0.6 s)", None, None),
-    ("short 0.25 s, decoded ahead at 0.09 s", 0.25, 0.09),
     ("short 0.2 s, decoded ahead at 0.06 s", 0.2, 0.06),
+    ("short 0.25 s, decoded ahead at 0.06 s (the game's)", 0.25, 0.06),
 )
 CONDITIONS = (acceptance.Condition(None, True, acceptance.HISS_DBFS), acceptance.Condition(12, True))
 SEED = 0

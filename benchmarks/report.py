@@ -11,7 +11,7 @@ LATENCY_TARGET_MS = 400
 RTF_TARGET = 0.1
 #: The parts of the latency, in the order they are spent (``benchmarks.latency.PARTS``), and what they are.
 LATENCY_PARTS = {
-    "hangover": "endpointer: end of speech → utterance closed (0.2 s of non-speech after a whole command, "
+    "hangover": "endpointer: end of speech → utterance closed (0.25 s of non-speech after a whole command, "
                 "else 0.6 s), audio time",
     "chunk": "rest of the 0.05 s microphone block it closed in",
     "loop": "chunk complete → handed to the Listener",

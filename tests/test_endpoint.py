@@ -148,7 +148,13 @@ def test_speech_after_the_look_ahead_forgets_it(tmp_path: Path) -> None:
     first, second = (trimmed(speech(tmp_path, words)) for words in ("hostages Bob", "and Carol"))
     audio = np.concatenate([quiet(1.0), first, quiet(0.15), second, quiet(1.0)])
     ahead: list = []
-    ep = Endpointer(webrtc_classifier(), complete=lambda: True, prepare=ahead.append)
+    ep = Endpointer(webrtc_classifier(), complete=lambda: True, prepare=ahead.append, max_ahead=2)
     [got] = feed_all(ep, audio, chunk=480)
-    assert len(ahead) >= 2 and got is ahead[-1], "each pause is decoded ahead; the last one ends it"
+    assert all(got is not a for a in ahead[:-1]), "what was decoded before the second name is forgotten"
     assert got.end - ahead[0].end > len(second) / RATE - 0.1, "the second name is in the utterance"
+    assert len(ahead) == 2, "flite's pause inside 'hostages Bob', then the one before 'and': no more than two"
+    single = Endpointer(webrtc_classifier(), complete=lambda: True, prepare=ahead.append, max_ahead=1)
+    ahead.clear()
+    [closed] = feed_all(single, audio, chunk=480)
+    assert len(ahead) == 1 and closed is not ahead[0], "past the limit, the close decodes the whole utterance"
+    assert closed.end == pytest.approx(got.end, abs=0.031)
