@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
 def add_mic_options(p: argparse.ArgumentParser) -> None:
     """``--room-a-in``, ``--room-b-in`` and ``--mic`` (one microphone shared by both rooms)."""
-    p.add_argument("--room-a-in", metavar="DEVICE", help="room A's microphone (device name or index)")
-    p.add_argument("--room-b-in", metavar="DEVICE", help="room B's microphone (device name or index)")
+    p.add_argument("--room-a-in", metavar="DEVICE",
+                   help="room A's microphone: a device name or index, or a PulseAudio/PipeWire source name")
+    p.add_argument("--room-b-in", metavar="DEVICE",
+                   help="room B's microphone: a device name or index, or a PulseAudio/PipeWire source name")
     p.add_argument("--mic", metavar="DEVICE",
                    help="one microphone for both rooms: the room follows from the names said")
 

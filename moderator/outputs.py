@@ -17,8 +17,10 @@ def add_speech_options(p: argparse.ArgumentParser, *, devices: bool) -> None:
                    help="speak, and write what each room heard to DIR/roomA.wav and DIR/roomB.wav "
                    "(with timeline.json; simulate and demo also write events.jsonl and transcript.txt)")
     if devices:
-        p.add_argument("--room-a-out", metavar="DEVICE", help="room A's speaker (device name or index)")
-        p.add_argument("--room-b-out", metavar="DEVICE", help="room B's speaker (device name or index)")
+        p.add_argument("--room-a-out", metavar="DEVICE",
+                       help="room A's speaker: a device name or index, or a PulseAudio/PipeWire sink name")
+        p.add_argument("--room-b-out", metavar="DEVICE",
+                       help="room B's speaker: a device name or index, or a PulseAudio/PipeWire sink name")
         p.add_argument("--split-stereo", metavar="DEVICE",
                        help="one stereo device for both rooms: room A on the left, room B on the right "
                        "(e.g. 'default')")
