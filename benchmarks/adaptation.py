@@ -35,7 +35,7 @@ import numpy as np
 
 from benchmarks import voices as V
 from benchmarks.acceptance import HISS_DBFS, _hear
-from benchmarks.corpus import ROSTERS, babble, commands
+from benchmarks.corpus import ROSTERS, Command, babble, commands
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import noise_for, snr_db
 from moderator.speech.grammar import Grammar, load_grammar
@@ -76,14 +76,9 @@ DEV_CONDS = (
 
 
 @dataclass(frozen=True)
-class Item:
-    """One spoken command: its text, the parse it must give, its roster and voice."""
+class Item(Command):
+    """One spoken command of the suite's kind, and the voice group it is reported in."""
 
-    text: str
-    intent: str
-    slots: dict[str, Any]
-    roster: tuple[str, ...]
-    voice: str
     group: str
 
 
