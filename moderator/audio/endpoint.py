@@ -150,9 +150,9 @@ class Endpointer:
         that much of the room after the words. The background is the latest frames that were not speech, in
         order: repeating the utterance's last frames would repeat the end of its last word, digital silence
         is not what a room sounds like (even a quiet pocketsphinx input tells them apart: "pause" came out as
-        "pause the"), and one quiet frame repeated is not babble (at 12 dB, 29 commands of 136 were right
-        with it, 46 with the background, 39 with the long hangover: ``python -m benchmarks.endpointing``).
-        ``quiet``: samples of non-speech it already ends with."""
+        "pause the"), and one quiet frame repeated is not babble (it lost commands in 12 dB babble that the
+        long hangover kept: docs/decisions.md, "Ending an utterance"). ``quiet``: samples of non-speech it
+        already ends with."""
         wanted = round(self.hangover * RATE) - quiet
         if wanted <= 0:
             return samples
@@ -226,7 +226,8 @@ class Endpointer:
         return None
 
     def _closed_early(self, length: float) -> Utterance:
-        """The open utterance as an early close returns it: padded with quiet up to the long hangover."""
+        """The open utterance as an early close returns it: padded with the room's background up to the long
+        hangover's length (``pad``)."""
         assert self._speech is not None
         samples = self.pad(np.concatenate(self._speech), self._silent_frames * FRAME)
         return Utterance(samples, self._speech_start, self._speech_start + length)
