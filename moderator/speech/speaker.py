@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from moderator.audio.clip import Clip
+from moderator.audio.mix import power
 from moderator.game.state import ROOMS
 from moderator.ports import AudioOut, Clock
 
@@ -51,7 +52,7 @@ def time_up_cue(rate: int = 22050) -> Clip:
     beeps = [Clip.tone((f, f * 1.5), 0.18, rate, level=0.6) for f in (660, 780, 880)]
     gap = Clip.silence(0.07, rate)
     tones = beeps[0].then(gap, beeps[1], gap, beeps[2]).samples
-    level = float(np.sqrt(np.mean(np.square(beeps[0].samples))))
+    level = math.sqrt(power(beeps[0].samples))
     hiss = np.random.default_rng(0).normal(0.0, level * 10 ** (CUE_HISS_DB / 20), len(tones))
     return Clip((tones + hiss).astype(np.float32), rate).then(Clip.silence(0.2, rate))
 
