@@ -31,9 +31,12 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "by a microphone; the default), always (typed ones too) or never")
 
 
-def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str = "default") -> Recognizer:
+def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str = "default", *,
+                    live: bool = False) -> Recognizer:
     """The recognizer for ``engine``; ``auto`` prefers vosk when a model is given or installed. ``acoustic`` is
-    pocketsphinx's acoustic model (``moderator.acoustic.acoustic_model``)."""
+    pocketsphinx's acoustic model (``moderator.acoustic.acoustic_model``). ``live``: microphones and speakers
+    run meanwhile, so pocketsphinx decodes whole utterances in a process of its own (it would hold the thread
+    that feeds the sound card; vosk releases it)."""
     if engine in ("auto", "vosk"):
         from moderator.adapters.asr_vosk import VoskRecognizer
         from moderator.models import installed_model
@@ -47,4 +50,4 @@ def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str =
     from moderator.acoustic import acoustic_model
     from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
 
-    return PocketsphinxRecognizer(acoustic_model(acoustic))
+    return PocketsphinxRecognizer(acoustic_model(acoustic), worker=live)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 import shutil
 import subprocess
 import unicodedata
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from moderator.adapters.decoder_worker import FILLER, Decoded, DecoderWorker, WorkerError, decode, new_decoder
 from moderator.errors import ModeratorError
 from moderator.ports import Transcript
 from moderator.speech.compile import to_jsgf, words
@@ -160,7 +160,7 @@ def _default_model() -> Path:
     return Path(pocketsphinx.get_model_path()) / "en-us"
 
 
-_FILLER = re.compile(r"<.*>|\[.*\]|SIL|\+.*\+")
+_FILLER = FILLER
 FRAME = RATE // 100
 """Samples in one 10 ms decoder frame."""
 WINDOW = 30
@@ -217,11 +217,15 @@ class PocketsphinxRecognizer:
             (the layout of ``<wheel>/model/en-us``); default: the model shipped in the
             pocketsphinx wheel.
         reject_below: transcripts with a lower confidence come back with empty text.
+        worker: decode whole utterances in a child process (``moderator.adapters.decoder_worker``), so that the
+            game's thread, and the sound card's callbacks, are free meanwhile: for live audio. The results are
+            the same.
     """
 
     name = "pocketsphinx"
 
-    def __init__(self, model_dir: Path | str | None = None, *, reject_below: float = REJECT_BELOW) -> None:
+    def __init__(self, model_dir: Path | str | None = None, *, reject_below: float = REJECT_BELOW,
+                 worker: bool = False) -> None:
         try:
             import pocketsphinx  # noqa: F401
         except ImportError as exc:
@@ -238,6 +242,11 @@ class PocketsphinxRecognizer:
         self._decoder = self._new_decoder(root)
         # No phone LM: a uniform loop is the fairest yardstick for "any speech at all".
         self._decoder.add_allphone_file("phones", None)
+        #: Where whole utterances are decoded with ``worker``: a child process with a decoder of its own (the
+        #: local one then only looks words up and parses grammars).
+        self._worker = DecoderWorker(root / "en-us", root / "cmudict-en-us.dict") if worker else None
+        #: The batch decoder's cepstral mean after the last whole utterance (a stream starts from it).
+        self._cmn: str | None = None
         #: Partial results come from a decoder of its own (made on first use), so that the batch decoder's
         #: state (its cepstral mean above all) is never touched by a stream.
         self._streamer: Any = None
@@ -247,10 +256,8 @@ class PocketsphinxRecognizer:
 
     @staticmethod
     def _new_decoder(root: Path) -> Any:
-        from pocketsphinx import Decoder
-
         try:
-            return Decoder(hmm=str(root / "en-us"), dict=str(root / "cmudict-en-us.dict"), lm=None, loglevel="FATAL")
+            return new_decoder(str(root / "en-us"), str(root / "cmudict-en-us.dict"))
         except (RuntimeError, ValueError, OSError) as exc:
             raise RecognitionError(f"cannot load the pocketsphinx model from {root}: {exc}") from exc
 
@@ -266,7 +273,9 @@ class PocketsphinxRecognizer:
             self._decoder.add_word(word.lower(), phones, True)
             if self._streamer is not None:
                 self._streamer.add_word(word.lower(), phones, True)
-        except RuntimeError as exc:
+            if self._worker is not None:
+                self._worker.add_word(word.lower(), phones)
+        except (RuntimeError, WorkerError) as exc:
             raise RecognitionError(f"cannot add '{word}' /{phones}/ to the dictionary: {exc}") from exc
 
     def derive(self, word: str) -> Derived:
@@ -306,9 +315,12 @@ class PocketsphinxRecognizer:
             name, jsgf = f"jsgf{len(self._searches)}", to_jsgf(grammar, roster, intents)
             self._jsgf[name] = jsgf
             try:
-                self._decoder.add_jsgf_string(name, jsgf)
+                if self._worker is None:
+                    self._decoder.add_jsgf_string(name, jsgf)
+                else:
+                    self._worker.add_jsgf(name, jsgf)
                 fsg = self._decoder.parse_jsgf(jsgf)
-            except (RuntimeError, ValueError) as exc:
+            except (RuntimeError, ValueError, WorkerError) as exc:
                 raise RecognitionError(f"pocketsphinx refused the grammar: {exc}") from exc
             self._searches[key] = (name, fsg)
         self._active = self._searches[key]
@@ -322,13 +334,13 @@ class PocketsphinxRecognizer:
         if len(pcm) < 2 * RATE // 100:  # under 10 ms: not even one frame
             self.last = Scores("", 0, float("-inf"), 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
-        text, grammar_score, frames = self._decode(search, pcm)
+        heard = self._decode(search, pcm)
+        text, grammar_score, frames = heard.text, heard.score, heard.frames
         if not text:
             self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
-        # The grammar search's alignment, before the phone loop's decoding replaces it.
-        absorbed = absorbed_speech(pcm, [(s.word, s.start_frame, s.end_frame) for s in self._decoder.seg()])
-        _, phone_score, _ = self._decode("phones", pcm)
+        absorbed = absorbed_speech(pcm, heard.segments)
+        phone_score = self._decode("phones", pcm).score
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
         complete = bool(fsg.accept(text))
         confidence = confidence_from_llr(llr) if complete and absorbed < ABSORBED_LIMIT else 0.0
@@ -342,7 +354,12 @@ class PocketsphinxRecognizer:
     def fork(self) -> PocketsphinxRecognizer:
         """Another recognizer on the same model, with the pronunciations made up so far, and decoders of
         its own: one per microphone, so that two rooms can be decoded while both speak."""
-        other = PocketsphinxRecognizer(self._root, reject_below=self.reject_below)
+        other = PocketsphinxRecognizer(self._root, reject_below=self.reject_below, worker=self._worker is not None)
+        if other._worker is not None:
+            try:
+                other._worker.start()  # now, not at the first utterance: the model takes a while to load
+            except WorkerError as exc:
+                raise RecognitionError(str(exc)) from exc
         for derived in self.derived.values():
             other.add_word(derived.word, derived.phones)
         other.derived = dict(self.derived)
@@ -369,7 +386,7 @@ class PocketsphinxRecognizer:
             self._streamer.reinit_feat()  # no noise estimate carried over from another utterance (``_decode``)
             # The running mean starts where the last whole utterance left the batch decoder, not at the
             # model's default: short commands are over before a running mean from scratch settles.
-            self._streamer.set_cmn(self._decoder.get_cmn())
+            self._streamer.set_cmn(self._cmn if self._cmn is not None else self._decoder.get_cmn())
             self._streamer.start_utt()
         except (RuntimeError, KeyError) as exc:
             raise RecognitionError(f"pocketsphinx failed to start an utterance: {exc}") from exc
@@ -399,31 +416,21 @@ class PocketsphinxRecognizer:
         except RuntimeError as exc:
             raise RecognitionError(f"pocketsphinx failed to decode: {exc}") from exc
 
-    def _decode(self, search: str, pcm: bytes) -> tuple[str, float, int]:
-        """(words, natural-log path score, frames) of one search over the audio.
+    def _decode(self, search: str, pcm: bytes) -> Decoded:
+        """One search over the whole utterance, here or in the worker process.
 
         The front end starts afresh each time (``reinit_feat``, under 1 ms): the en-us model's noise removal
         otherwise follows the noise level from one utterance to the next, and the same recording scored 0.57
         or 0.72 depending on what had been decoded before it, even on the grammar and phone-loop passes over
         one utterance. Every result is then a function of its audio alone."""
-        decoder = self._decoder
         try:
-            decoder.reinit_feat()
-            decoder.activate_search(search)
-            decoder.start_utt()
-            decoder.process_raw(pcm, full_utt=True)
-            decoder.end_utt()
-        except (RuntimeError, KeyError) as exc:
+            heard = decode(self._decoder, search, pcm) if self._worker is None else self._worker.decode(search, pcm)
+        except (RuntimeError, KeyError, WorkerError) as exc:
             raise RecognitionError(f"pocketsphinx failed to decode: {exc}") from exc
-        return self._result(decoder)
+        self._cmn = heard.cmn
+        return heard
 
-    @staticmethod
-    def _result(decoder: Any) -> tuple[str, float, int]:
-        """(words, natural-log path score, frames) of the utterance a decoder has just ended."""
-        hyp = decoder.hyp()
-        if hyp is None:
-            return "", float("-inf"), decoder.n_frames()
-        # Hypothesis.score is logmath_exp(raw score), so its log is the score in natural-log units.
-        score = math.log(hyp.score) if hyp.score > 0 else float("-inf")
-        text = " ".join(w for w in hyp.hypstr.split() if not _FILLER.fullmatch(w))
-        return text, score, decoder.n_frames()
+    def close(self) -> None:
+        """Stop the worker process, if any (it is started again if the recognizer is used after)."""
+        if self._worker is not None:
+            self._worker.close()

@@ -1,0 +1,134 @@
+"""pocketsphinx in a process of its own: the same transcripts as in the game's process, and a crash costs nothing."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pocketsphinx")
+
+from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer  # noqa: E402
+from moderator.adapters.decoder_worker import DecoderWorker, WorkerError  # noqa: E402
+from moderator.audio.clip import Clip  # noqa: E402
+from moderator.speech.grammar import load_grammar  # noqa: E402
+
+ROSTER = ["Alice", "Bob", "Carol", "Dave", "Xiomara"]  # Xiomara is not in the dictionary: a derived word
+LINES = ("I appoint Xiomara as leader", "hostages Bob and Carol", "how much time is left",
+         "did anyone see where I left my drink")
+
+pytestmark = pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed")
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory: pytest.TempPathFactory) -> list[Clip]:
+    folder = tmp_path_factory.mktemp("worker")
+    out = []
+    for i, line in enumerate(LINES):
+        path = folder / f"{i}.wav"
+        subprocess.run(["flite", "-voice", "rms", "-t", line, "-o", str(path)], check=True, timeout=30)
+        out.append(Clip.read(path))
+    return out
+
+
+@pytest.fixture
+def worker_recognizer():
+    rec = PocketsphinxRecognizer(worker=True)
+    rec.expect(load_grammar("en"), ROSTER)
+    yield rec
+    rec.close()
+
+
+def _heard(rec: PocketsphinxRecognizer, clips: list[Clip]) -> list[tuple[str, float, str, float]]:
+    out = []
+    for clip in clips:
+        transcript = rec.recognize(clip.samples, clip.rate)
+        assert rec.last is not None
+        out.append((transcript.text, transcript.confidence, transcript.guess, rec.last.absorbed))
+    return out
+
+
+def test_the_worker_hears_exactly_what_the_game_process_hears(clips, worker_recognizer) -> None:
+    here = PocketsphinxRecognizer()
+    here.expect(load_grammar("en"), ROSTER)
+    expected = _heard(here, clips)
+    assert expected[0][0] == "i appoint xiomara as leader"  # the derived word reached the worker too
+    assert _heard(worker_recognizer, clips) == expected
+    # A stream begun after a whole utterance starts from the same cepstral mean either way.
+    assert worker_recognizer._cmn == here._cmn
+
+
+def test_a_forked_recognizer_has_a_worker_of_its_own(clips, worker_recognizer) -> None:
+    fork = worker_recognizer.fork()
+    try:
+        assert fork._worker is not None and fork._worker is not worker_recognizer._worker
+        fork.expect(load_grammar("en"), ROSTER)
+        assert _heard(fork, clips[:2]) == _heard(worker_recognizer, clips[:2])
+    finally:
+        fork.close()
+
+
+def test_a_killed_worker_is_replaced_with_its_words_and_grammars(clips, worker_recognizer) -> None:
+    before = _heard(worker_recognizer, clips[:1])
+    proc = worker_recognizer._worker._proc
+    assert proc is not None
+    proc.kill()
+    proc.wait()
+    assert _heard(worker_recognizer, clips[:1]) == before
+    assert worker_recognizer._worker._proc is not proc
+
+
+def test_a_grammar_the_worker_refuses_is_an_error_and_is_not_replayed() -> None:
+    worker = DecoderWorker(*_model_files())
+    try:
+        worker.add_word("zorblax", "Z AO R B L AE K S")
+        with pytest.raises(WorkerError):
+            worker.add_jsgf("bad", "#JSGF V1.0;\ngrammar g;\npublic <s> = quuxlet;\n")  # not in the dictionary
+        assert [request[0] for request in worker._setup] == ["word"]
+        worker.add_jsgf("good", "#JSGF V1.0;\ngrammar g;\npublic <s> = zorblax | bob;\n")
+        assert worker.decode("good", np.zeros(16000, "<i2").tobytes()).frames > 0
+    finally:
+        worker.close()
+
+
+def test_a_model_that_cannot_load_is_a_clear_error(tmp_path: Path) -> None:
+    worker = DecoderWorker(tmp_path / "nothing", tmp_path / "nothing.dict")
+    with pytest.raises(WorkerError, match="cannot load the pocketsphinx model"):
+        worker.start()
+
+
+def test_the_game_thread_runs_while_the_worker_decodes(clips, worker_recognizer) -> None:
+    """In the game's process, pocketsphinx keeps the interpreter's lock for a whole decode; with the worker,
+    another thread runs meanwhile. Counted, not timed: the other thread must get many turns during a decode
+    that, in process, would give it none."""
+    long = Clip(np.concatenate([c.samples for c in clips] * 3), clips[0].rate)
+    turns = 0
+    decoding = threading.Event()
+    done = threading.Event()
+
+    def other() -> None:
+        nonlocal turns
+        decoding.wait()
+        while not done.is_set():
+            turns += 1
+            time.sleep(0)  # give the lock back at once: only a lock held by the decoder stops this loop
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    decoding.set()
+    worker_recognizer.recognize(long.samples, long.rate)
+    done.set()
+    thread.join()
+    assert turns > 1000
+
+
+def _model_files() -> tuple[Path, Path]:
+    from moderator.adapters.asr_pocketsphinx import _default_model
+
+    root = _default_model()
+    return root / "en-us", root / "cmudict-en-us.dict"
