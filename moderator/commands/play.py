@@ -192,7 +192,7 @@ def _hear(args: argparse.Namespace, env: Environment, clock: Clock, grammar: Gra
     """
     if not wants_mics(args):
         return []
-    recognizer = make_recognizer(args.engine, args.vosk_model, args.acoustic_model)
+    recognizer = make_recognizer(args.engine, args.vosk_model, args.acoustic_model, live=True)
     check_names(recognizer, players)
     recognizer.expect(grammar, players)  # compiles every name now, not at the first word said
     mics = open_mics(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
