@@ -262,10 +262,8 @@ def test_swallowed_speech_is_judged_on_the_grammar_searchs_alignment(grammar, re
     recognizer.expect(grammar, ROSTER)
     recognizer.recognize(audio, 16000)
     pcm = _to_pcm16(audio, 16000)
-    recognizer._decode(recognizer._active[0], pcm)
-    on_grammar = absorbed_speech(pcm, [(s.word, s.start_frame, s.end_frame) for s in recognizer._decoder.seg()])
-    recognizer._decode("phones", pcm)
-    on_phones = absorbed_speech(pcm, [(s.word, s.start_frame, s.end_frame) for s in recognizer._decoder.seg()])
+    on_grammar = absorbed_speech(pcm, recognizer._sphinx.decode(recognizer._active, pcm).segments)
+    on_phones = absorbed_speech(pcm, recognizer._sphinx.decode("phones", pcm).segments)
     assert on_grammar > -4 > on_phones, "chatter swallowed as silence by the grammar, not by the phone loop"
     recognizer.recognize(audio, 16000)
     assert recognizer.last.absorbed == on_grammar

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from moderator.adapters.decoder_worker import FILLER, Decoded, DecoderWorker, WorkerError, decode, new_decoder
+from moderator.adapters.sphinx import FILLER, PHONES, DecoderError, DecoderProcess, Decoders
 from moderator.errors import ModeratorError
 from moderator.ports import Transcript
 from moderator.speech.compile import to_jsgf, words
@@ -160,7 +160,7 @@ def _default_model() -> Path:
     return Path(pocketsphinx.get_model_path()) / "en-us"
 
 
-_FILLER = FILLER
+
 FRAME = RATE // 100
 """Samples in one 10 ms decoder frame."""
 WINDOW = 30
@@ -185,7 +185,7 @@ def absorbed_speech(pcm: bytes, segments: Sequence[tuple[str, int, int]]) -> flo
     x = np.frombuffer(pcm, "<i2").astype(np.float64)
     n = len(x) // FRAME
     power = (x[: n * FRAME].reshape(n, FRAME) ** 2).mean(axis=1) + 1.0
-    words = [(a, min(b, n - 1)) for w, a, b in segments if not _FILLER.fullmatch(w.split("(")[0]) and a < n]
+    words = [(a, min(b, n - 1)) for w, a, b in segments if not FILLER.fullmatch(w.split("(")[0]) and a < n]
     if not words:
         return float("-inf")
     word_power = float(np.mean(np.concatenate([power[a : b + 1] for a, b in words])))
@@ -193,7 +193,7 @@ def absorbed_speech(pcm: bytes, segments: Sequence[tuple[str, int, int]]) -> flo
     sums = np.concatenate([[0.0], np.cumsum(power)])
     for w, a, b in segments:
         b = min(b, n - 1)
-        if _FILLER.fullmatch(w.split("(")[0]) and b - a + 1 >= WINDOW:
+        if FILLER.fullmatch(w.split("(")[0]) and b - a + 1 >= WINDOW:
             means = (sums[a + WINDOW : b + 2] - sums[a : b + 2 - WINDOW]) / WINDOW
             loudest = max(loudest, float(means.max()))
     return 10 * math.log10(loudest / word_power) if loudest > 0 else float("-inf")
@@ -217,9 +217,8 @@ class PocketsphinxRecognizer:
             (the layout of ``<wheel>/model/en-us``); default: the model shipped in the
             pocketsphinx wheel.
         reject_below: transcripts with a lower confidence come back with empty text.
-        worker: decode whole utterances in a child process (``moderator.adapters.decoder_worker``), so that the
-            game's thread, and the sound card's callbacks, are free meanwhile: for live audio. The results are
-            the same.
+        worker: decode in a child process (``moderator.adapters.sphinx.DecoderProcess``), so that the game's
+            thread, and the sound card's callbacks, run meanwhile: for live audio. The results are the same.
     """
 
     name = "pocketsphinx"
@@ -236,47 +235,29 @@ class PocketsphinxRecognizer:
         """Pronunciations made up for words the dictionary lacked, by word."""
         self.last: Scores | None = None
         """The scores behind the last ``recognize``."""
-        self._searches: dict[tuple[Any, ...], tuple[str, Any]] = {}
-        self._active: tuple[str, Any] | None = None
+        self._searches: dict[tuple[Any, ...], str] = {}
+        self._active: str | None = None
         self._root = root
-        self._decoder = self._new_decoder(root)
-        # No phone LM: a uniform loop is the fairest yardstick for "any speech at all".
-        self._decoder.add_allphone_file("phones", None)
-        #: Where whole utterances are decoded with ``worker``: a child process with a decoder of its own (the
-        #: local one then only looks words up and parses grammars).
-        self._worker = DecoderWorker(root / "en-us", root / "cmudict-en-us.dict") if worker else None
-        #: The batch decoder's cepstral mean after the last whole utterance (a stream starts from it).
-        self._cmn: str | None = None
-        #: Partial results come from a decoder of its own (made on first use), so that the batch decoder's
-        #: state (its cepstral mean above all) is never touched by a stream.
-        self._streamer: Any = None
-        self._stream: bool | None = None
-        self._jsgf: dict[str, str] = {}
-        self._streamed: set[str] = set()
-
-    @staticmethod
-    def _new_decoder(root: Path) -> Any:
+        self._worker = worker
+        files = (str(root / "en-us"), str(root / "cmudict-en-us.dict"))
         try:
-            return new_decoder(str(root / "en-us"), str(root / "cmudict-en-us.dict"))
-        except (RuntimeError, ValueError, OSError) as exc:
-            raise RecognitionError(f"cannot load the pocketsphinx model from {root}: {exc}") from exc
+            self._sphinx: Decoders | DecoderProcess = DecoderProcess(*files) if worker else Decoders(*files)
+        except DecoderError as exc:
+            raise RecognitionError(str(exc)) from exc
+        self._stream = False
 
     # -- dictionary ---------------------------------------------------------------
 
     def missing_words(self, candidates: Iterable[str]) -> list[str]:
         """The words (lowercase) the pronunciation dictionary lacks, sorted."""
-        return sorted({w.lower() for w in candidates if self._decoder.lookup_word(w.lower()) is None})
+        return sorted(self._sphinx.missing(sorted({w.lower() for w in candidates})))
 
     def add_word(self, word: str, phones: str) -> None:
         """Add a pronunciation (space-separated ArpaBet phones) for ``word``."""
         try:
-            self._decoder.add_word(word.lower(), phones, True)
-            if self._streamer is not None:
-                self._streamer.add_word(word.lower(), phones, True)
-            if self._worker is not None:
-                self._worker.add_word(word.lower(), phones)
-        except (RuntimeError, WorkerError) as exc:
-            raise RecognitionError(f"cannot add '{word}' /{phones}/ to the dictionary: {exc}") from exc
+            self._sphinx.add_word(word.lower(), phones)
+        except DecoderError as exc:
+            raise RecognitionError(str(exc)) from exc
 
     def derive(self, word: str) -> Derived:
         """Make up a pronunciation: espeak-ng's, else two dictionary words, else the spelling.
@@ -289,7 +270,7 @@ class PocketsphinxRecognizer:
         if ipa and (phones := ipa_to_arpabet(ipa)):
             return Derived(word, phones, "espeak-ng")
         for cut in range(3, len(word) - 2):  # both parts at least 3 letters: "ann" + "marie"
-            head, tail = (self._decoder.lookup_word(part) for part in (word[:cut], word[cut:]))
+            head, tail = (self._sphinx.lookup(part) for part in (word[:cut], word[cut:]))
             if head and tail:
                 return Derived(word, f"{head} {tail}", "dictionary parts")
         return Derived(word, letters_to_arpabet(word) or "AH", "letters")
@@ -312,125 +293,87 @@ class PocketsphinxRecognizer:
         key = (grammar, tuple(roster), None if intents is None else tuple(intents))
         if key not in self._searches:
             self.ensure_words(words(grammar, roster, intents))
-            name, jsgf = f"jsgf{len(self._searches)}", to_jsgf(grammar, roster, intents)
-            self._jsgf[name] = jsgf
+            name = f"jsgf{len(self._searches)}"
             try:
-                if self._worker is None:
-                    self._decoder.add_jsgf_string(name, jsgf)
-                else:
-                    self._worker.add_jsgf(name, jsgf)
-                fsg = self._decoder.parse_jsgf(jsgf)
-            except (RuntimeError, ValueError, WorkerError) as exc:
-                raise RecognitionError(f"pocketsphinx refused the grammar: {exc}") from exc
-            self._searches[key] = (name, fsg)
+                self._sphinx.add_jsgf(name, to_jsgf(grammar, roster, intents))
+            except DecoderError as exc:
+                raise RecognitionError(str(exc)) from exc
+            self._searches[key] = name
         self._active = self._searches[key]
 
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
         """Decode one utterance with the expected grammar; low-confidence results come back empty."""
         if self._active is None:
             raise RecognitionError("call expect() before recognize(): no grammar is loaded")
-        search, fsg = self._active
         pcm = _to_pcm16(samples, rate)
         if len(pcm) < 2 * RATE // 100:  # under 10 ms: not even one frame
             self.last = Scores("", 0, float("-inf"), 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
-        heard = self._decode(search, pcm)
-        text, grammar_score, frames = heard.text, heard.score, heard.frames
-        if not text:
-            self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
-            return Transcript("", 0.0)
-        absorbed = absorbed_speech(pcm, heard.segments)
-        phone_score = self._decode("phones", pcm).score
+        try:
+            heard = self._sphinx.decode(self._active, pcm)
+            text, grammar_score, frames = heard.text, heard.score, heard.frames
+            if not text:
+                self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
+                return Transcript("", 0.0)
+            phone_score = self._sphinx.decode(PHONES, pcm).score
+        except DecoderError as exc:
+            raise RecognitionError(str(exc)) from exc
+        absorbed = absorbed_speech(pcm, heard.segments)  # the grammar search's alignment
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
-        complete = bool(fsg.accept(text))
+        complete = heard.complete
         confidence = confidence_from_llr(llr) if complete and absorbed < ABSORBED_LIMIT else 0.0
         self.last = Scores(text, frames, grammar_score, phone_score, llr, complete, confidence, absorbed)
         if confidence >= self.reject_below:
             return Transcript(text, confidence)
         return Transcript("", confidence, guess=text if complete else "")
 
+    def close(self) -> None:
+        """Stop the decoding process, if any (it starts again if the recognizer is used after)."""
+        self._sphinx.close()
+
     # -- streaming: decode while the player speaks ------------------------------------
 
     def fork(self) -> PocketsphinxRecognizer:
         """Another recognizer on the same model, with the pronunciations made up so far, and decoders of
         its own: one per microphone, so that two rooms can be decoded while both speak."""
-        other = PocketsphinxRecognizer(self._root, reject_below=self.reject_below, worker=self._worker is not None)
-        if other._worker is not None:
-            try:
-                other._worker.start()  # now, not at the first utterance: the model takes a while to load
-            except WorkerError as exc:
-                raise RecognitionError(str(exc)) from exc
+        other = PocketsphinxRecognizer(self._root, reject_below=self.reject_below, worker=self._worker)
         for derived in self.derived.values():
             other.add_word(derived.word, derived.phones)
         other.derived = dict(self.derived)
-        other._streamer = other._new_decoder(other._root)  # now, not at the first word: it takes 0.1-0.2 s
-        for derived in other.derived.values():
-            other._streamer.add_word(derived.word, derived.phones, True)
+        try:
+            other._sphinx.open_stream()  # now, not at the first word: it takes 0.1-0.2 s
+        except DecoderError as exc:
+            raise RecognitionError(str(exc)) from exc
         return other
 
     def begin(self) -> None:
         """Start an utterance: audio given to ``accept`` is decoded as it arrives, for partial results."""
         if self._active is None:
             raise RecognitionError("call expect() before begin(): no grammar is loaded")
-        self.finish()  # an utterance left open (its listener went away) would block switching searches
-        if self._streamer is None:
-            self._streamer = self._new_decoder(self._root)
-            for derived in self.derived.values():
-                self._streamer.add_word(derived.word, derived.phones, True)
-        name = self._active[0]
         try:
-            if name not in self._streamed:
-                self._streamer.add_jsgf_string(name, self._jsgf[name])
-                self._streamed.add(name)
-            self._streamer.activate_search(name)
-            self._streamer.reinit_feat()  # no noise estimate carried over from another utterance (``_decode``)
-            # The running mean starts where the last whole utterance left the batch decoder, not at the
-            # model's default: short commands are over before a running mean from scratch settles.
-            self._streamer.set_cmn(self._cmn if self._cmn is not None else self._decoder.get_cmn())
-            self._streamer.start_utt()
-        except (RuntimeError, KeyError) as exc:
-            raise RecognitionError(f"pocketsphinx failed to start an utterance: {exc}") from exc
+            self._sphinx.begin(self._active)  # an utterance left open (its listener went away) is ended first
+        except DecoderError as exc:
+            raise RecognitionError(str(exc)) from exc
         self._stream = True
 
     def accept(self, samples: np.ndarray, rate: int) -> str:
         """Decode more of the utterance; returns the words heard so far (the best partial path)."""
-        if self._stream is None:
+        if not self._stream:
             raise RecognitionError("call begin() before accept()")
         try:
-            self._streamer.process_raw(_to_pcm16(samples, rate), full_utt=False)
-        except RuntimeError as exc:
-            raise RecognitionError(f"pocketsphinx failed to decode: {exc}") from exc
-        hyp = self._streamer.hyp()
-        return "" if hyp is None else " ".join(w for w in hyp.hypstr.split() if not _FILLER.fullmatch(w))
+            return self._sphinx.accept(_to_pcm16(samples, rate))
+        except DecoderError as exc:
+            raise RecognitionError(str(exc)) from exc
 
     def finish(self) -> None:
         """End the utterance begun with ``begin``. Its result is ``recognize``'s on the whole utterance:
         the partial results only tell when the player has finished, since a stream's running cepstral
         mean scored short answers lower ("yes" 0.48 against 0.72 for flite's rms) and lost whole commands
         in scripted games."""
-        if self._stream is None:
+        if not self._stream:
             return
-        self._stream = None
+        self._stream = False
         try:
-            self._streamer.end_utt()
-        except RuntimeError as exc:
-            raise RecognitionError(f"pocketsphinx failed to decode: {exc}") from exc
-
-    def _decode(self, search: str, pcm: bytes) -> Decoded:
-        """One search over the whole utterance, here or in the worker process.
-
-        The front end starts afresh each time (``reinit_feat``, under 1 ms): the en-us model's noise removal
-        otherwise follows the noise level from one utterance to the next, and the same recording scored 0.57
-        or 0.72 depending on what had been decoded before it, even on the grammar and phone-loop passes over
-        one utterance. Every result is then a function of its audio alone."""
-        try:
-            heard = decode(self._decoder, search, pcm) if self._worker is None else self._worker.decode(search, pcm)
-        except (RuntimeError, KeyError, WorkerError) as exc:
-            raise RecognitionError(f"pocketsphinx failed to decode: {exc}") from exc
-        self._cmn = heard.cmn
-        return heard
-
-    def close(self) -> None:
-        """Stop the worker process, if any (it is started again if the recognizer is used after)."""
-        if self._worker is not None:
-            self._worker.close()
+            self._sphinx.finish()
+        except DecoderError as exc:
+            raise RecognitionError(str(exc)) from exc

@@ -1,4 +1,5 @@
-"""pocketsphinx in a process of its own: the same transcripts as in the game's process, and a crash costs nothing."""
+"""pocketsphinx in a process of its own (moderator.adapters.sphinx): what the game process hears, and no crash
+costs a game its recognizer."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ import pytest
 
 pytest.importorskip("pocketsphinx")
 
-from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer  # noqa: E402
-from moderator.adapters.decoder_worker import DecoderWorker, WorkerError  # noqa: E402
-from moderator.audio.clip import Clip  # noqa: E402
-from moderator.speech.grammar import load_grammar  # noqa: E402
+from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+from moderator.adapters.sphinx import DecoderError, DecoderProcess
+from moderator.audio.clip import Clip
+from moderator.speech.grammar import load_grammar
 
 ROSTER = ["Alice", "Bob", "Carol", "Dave", "Xiomara"]  # Xiomara is not in the dictionary: a derived word
 LINES = ("I appoint Xiomara as leader", "hostages Bob and Carol", "how much time is left",
@@ -59,14 +60,22 @@ def test_the_worker_hears_exactly_what_the_game_process_hears(clips, worker_reco
     expected = _heard(here, clips)
     assert expected[0][0] == "i appoint xiomara as leader"  # the derived word reached the worker too
     assert _heard(worker_recognizer, clips) == expected
-    # A stream begun after a whole utterance starts from the same cepstral mean either way.
-    assert worker_recognizer._cmn == here._cmn
+    # Streams too: the partial results as the audio comes, chunk by chunk.
+    def partials(rec: PocketsphinxRecognizer) -> list[str]:
+        rec.begin()
+        got = [rec.accept(clips[1].samples[i:i + 800], clips[1].rate) for i in range(0, len(clips[1].samples), 800)]
+        rec.finish()
+        return got
+
+    streamed = partials(here)
+    assert streamed[-1] == "hostages bob and carol"
+    assert partials(worker_recognizer) == streamed
 
 
 def test_a_forked_recognizer_has_a_worker_of_its_own(clips, worker_recognizer) -> None:
     fork = worker_recognizer.fork()
     try:
-        assert fork._worker is not None and fork._worker is not worker_recognizer._worker
+        assert isinstance(fork._sphinx, DecoderProcess) and fork._sphinx._proc is not worker_recognizer._sphinx._proc
         fork.expect(load_grammar("en"), ROSTER)
         assert _heard(fork, clips[:2]) == _heard(worker_recognizer, clips[:2])
     finally:
@@ -75,21 +84,21 @@ def test_a_forked_recognizer_has_a_worker_of_its_own(clips, worker_recognizer) -
 
 def test_a_killed_worker_is_replaced_with_its_words_and_grammars(clips, worker_recognizer) -> None:
     before = _heard(worker_recognizer, clips[:1])
-    proc = worker_recognizer._worker._proc
+    proc = worker_recognizer._sphinx._proc
     assert proc is not None
     proc.kill()
     proc.wait()
     assert _heard(worker_recognizer, clips[:1]) == before
-    assert worker_recognizer._worker._proc is not proc
+    assert worker_recognizer._sphinx._proc is not proc
 
 
 def test_a_grammar_the_worker_refuses_is_an_error_and_is_not_replayed() -> None:
-    worker = DecoderWorker(*_model_files())
+    worker = DecoderProcess(*_model_files())
     try:
         worker.add_word("zorblax", "Z AO R B L AE K S")
-        with pytest.raises(WorkerError):
+        with pytest.raises(DecoderError, match="refused the grammar"):
             worker.add_jsgf("bad", "#JSGF V1.0;\ngrammar g;\npublic <s> = quuxlet;\n")  # not in the dictionary
-        assert [request[0] for request in worker._setup] == ["word"]
+        assert [request[0] for request in worker._setup] == ["add_word"]
         worker.add_jsgf("good", "#JSGF V1.0;\ngrammar g;\npublic <s> = zorblax | bob;\n")
         assert worker.decode("good", np.zeros(16000, "<i2").tobytes()).frames > 0
     finally:
@@ -97,9 +106,8 @@ def test_a_grammar_the_worker_refuses_is_an_error_and_is_not_replayed() -> None:
 
 
 def test_a_model_that_cannot_load_is_a_clear_error(tmp_path: Path) -> None:
-    worker = DecoderWorker(tmp_path / "nothing", tmp_path / "nothing.dict")
-    with pytest.raises(WorkerError, match="cannot load the pocketsphinx model"):
-        worker.start()
+    with pytest.raises(DecoderError, match="cannot load the pocketsphinx model"):
+        DecoderProcess(str(tmp_path / "nothing"), str(tmp_path / "nothing.dict"))
 
 
 def test_the_game_thread_runs_while_the_worker_decodes(clips, worker_recognizer) -> None:
@@ -127,8 +135,8 @@ def test_the_game_thread_runs_while_the_worker_decodes(clips, worker_recognizer)
     assert turns > 1000
 
 
-def _model_files() -> tuple[Path, Path]:
+def _model_files() -> tuple[str, str]:
     from moderator.adapters.asr_pocketsphinx import _default_model
 
     root = _default_model()
-    return root / "en-us", root / "cmudict-en-us.dict"
+    return str(root / "en-us"), str(root / "cmudict-en-us.dict")

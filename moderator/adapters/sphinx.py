@@ -1,0 +1,329 @@
+"""pocketsphinx's decoders, in the game's process or in a process of their own.
+
+``Decoders`` holds what the recognizer decodes with: a batch decoder for whole utterances (a grammar search,
+and the free phone loop its confidence is measured against) and a streaming one for partial results while a
+player speaks. ``DecoderProcess`` offers the same methods, with the decoders in a child process
+(``python -m moderator.adapters.sphinx``): pocketsphinx keeps Python's global lock while it works (its
+``process_raw`` does not release it, nor does compiling a grammar), 35-60 ms for a whole command on a laptop
+and 220 ms at a stretch for a long one. Meanwhile the sound card's callbacks, which are Python, cannot run:
+with 50 ms output blocks the card underruns, the moderator's voice clicks, and the echo canceller's reference
+slips. With the decoders in a child, the game's thread waits on a pipe, which frees the lock.
+
+The protocol is pickled ``(method, *args)`` tuples over the child's stdin, and ``("ok", value)`` or
+``("error", message)`` replies over its stdout, one at a time. The child imports pocketsphinx, not numpy or the
+game. If it dies (killed, out of memory), the next call starts a new one and replays the pronunciations and
+grammars it had been given, so a game never loses its recognizer to one crash.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import IO, Any
+
+#: Filler words of the en-us model (``<sil>``, ``[NOISE]``, ``++BREATH++``, ``SIL``), which are not words said.
+FILLER = re.compile(r"<.*>|\[.*\]|SIL|\+.*\+")
+
+#: The free phone loop's search name.
+PHONES = "phones"
+
+
+class DecoderError(Exception):
+    """pocketsphinx refused or failed a call (the message is its), or its process could not be run."""
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """One search's result over one whole utterance."""
+
+    text: str
+    """The words, fillers left out."""
+    score: float
+    """The best path's score in natural-log units (-inf with no path)."""
+    frames: int
+    segments: tuple[tuple[str, int, int], ...]
+    """(word, first frame, last frame) of the best path, fillers included."""
+    complete: bool
+    """Whether the words are a whole sentence of the search's grammar (not only a path cut short)."""
+
+
+def _words(hypstr: str) -> str:
+    return " ".join(w for w in hypstr.split() if not FILLER.fullmatch(w))
+
+
+class Decoders:
+    """The batch and the streaming decoder of one recognizer, on one acoustic model and dictionary."""
+
+    def __init__(self, hmm: str, dictionary: str) -> None:
+        try:
+            from pocketsphinx import Decoder
+
+            self._new = lambda: Decoder(hmm=hmm, dict=dictionary, lm=None, loglevel="FATAL")
+            self.batch = self._new()
+            # No phone LM: a uniform loop is the fairest yardstick for "any speech at all".
+            self.batch.add_allphone_file(PHONES, None)
+        except (ImportError, RuntimeError, ValueError, OSError) as exc:
+            raise DecoderError(f"cannot load the pocketsphinx model from {hmm}: {exc}") from exc
+        #: Partial results come from a decoder of its own, so that the batch decoder's state (its cepstral
+        #: mean above all) is never touched by a stream.
+        self._stream: Any = None
+        self._streaming = False
+        self._added: list[tuple[str, str]] = []
+        self._jsgf: dict[str, str] = {}
+        self._fsg: dict[str, Any] = {}
+        self._streamed: set[str] = set()
+
+    # -- dictionary and grammars ----------------------------------------------------
+
+    def lookup(self, word: str) -> str | None:
+        """The dictionary's phones for ``word``, or None."""
+        return self.batch.lookup_word(word)  # type: ignore[no-any-return]
+
+    def missing(self, words: list[str]) -> list[str]:
+        """The words the dictionary lacks."""
+        return [w for w in words if self.batch.lookup_word(w) is None]
+
+    def add_word(self, word: str, phones: str) -> None:
+        try:
+            self.batch.add_word(word, phones, True)
+            if self._stream is not None:
+                self._stream.add_word(word, phones, True)
+        except RuntimeError as exc:
+            raise DecoderError(f"cannot add '{word}' /{phones}/ to the dictionary: {exc}") from exc
+        self._added.append((word, phones))
+
+    def add_jsgf(self, name: str, text: str) -> None:
+        """Add a grammar search (the streaming decoder gets it at its first utterance with it)."""
+        try:
+            self.batch.add_jsgf_string(name, text)
+            self._fsg[name] = self.batch.parse_jsgf(text)
+        except (RuntimeError, ValueError) as exc:
+            raise DecoderError(f"pocketsphinx refused the grammar: {exc}") from exc
+        self._jsgf[name] = text
+
+    def open_stream(self) -> None:
+        """Load the streaming decoder now, not at the first word (it takes 0.1-0.2 s)."""
+        if self._stream is None:
+            stream = self._new()
+            for word, phones in self._added:
+                stream.add_word(word, phones, True)
+            self._stream = stream
+
+    # -- whole utterances -----------------------------------------------------------
+
+    def decode(self, search: str, pcm: bytes) -> Decoded:
+        """Decode 16-bit mono PCM at 16 kHz with ``search``.
+
+        The front end starts afresh each time (``reinit_feat``, under 1 ms): the en-us model's noise removal
+        otherwise follows the noise level from one utterance to the next, and the same recording scored 0.57
+        or 0.72 depending on what had been decoded before it, even on the grammar and phone-loop passes over
+        one utterance. Every result is then a function of its audio alone."""
+        decoder = self.batch
+        try:
+            decoder.reinit_feat()
+            decoder.activate_search(search)
+            decoder.start_utt()
+            decoder.process_raw(pcm, full_utt=True)
+            decoder.end_utt()
+        except (RuntimeError, KeyError) as exc:
+            raise DecoderError(f"pocketsphinx failed to decode: {exc}") from exc
+        hyp = decoder.hyp()
+        if hyp is None:
+            return Decoded("", float("-inf"), decoder.n_frames(), (), False)
+        # Hypothesis.score is logmath_exp(raw score), so its log is the score in natural-log units.
+        score = math.log(hyp.score) if hyp.score > 0 else float("-inf")
+        text = _words(hyp.hypstr)
+        segments = tuple((s.word, s.start_frame, s.end_frame) for s in decoder.seg())
+        fsg = self._fsg.get(search)
+        return Decoded(text, score, decoder.n_frames(), segments, bool(fsg is not None and fsg.accept(text)))
+
+    # -- streaming ------------------------------------------------------------------
+
+    def begin(self, search: str) -> None:
+        """Start an utterance on the streaming decoder (an open one is ended first)."""
+        self.finish()
+        self.open_stream()
+        try:
+            if search not in self._streamed:
+                self._stream.add_jsgf_string(search, self._jsgf[search])
+                self._streamed.add(search)
+            self._stream.activate_search(search)
+            self._stream.reinit_feat()  # no noise estimate carried over from another utterance (``decode``)
+            # The running mean starts where the last whole utterance left the batch decoder, not at the
+            # model's default: short commands are over before a running mean from scratch settles.
+            self._stream.set_cmn(self.batch.get_cmn())
+            self._stream.start_utt()
+        except (RuntimeError, KeyError) as exc:
+            raise DecoderError(f"pocketsphinx failed to start an utterance: {exc}") from exc
+        self._streaming = True
+
+    def accept(self, pcm: bytes) -> str:
+        """Decode more of the utterance; the words heard so far (the best partial path)."""
+        if not self._streaming:
+            raise DecoderError("no utterance is open: begin() first")
+        try:
+            self._stream.process_raw(pcm, full_utt=False)
+        except RuntimeError as exc:
+            raise DecoderError(f"pocketsphinx failed to decode: {exc}") from exc
+        hyp = self._stream.hyp()
+        return "" if hyp is None else _words(hyp.hypstr)
+
+    def finish(self) -> None:
+        """End the open utterance, if any."""
+        if not self._streaming:
+            return
+        self._streaming = False
+        try:
+            self._stream.end_utt()
+        except RuntimeError as exc:
+            raise DecoderError(f"pocketsphinx failed to decode: {exc}") from exc
+
+    def close(self) -> None:
+        """Nothing to stop in this process."""
+
+
+#: What the child may be asked, and which of it is replayed into a new child after a crash.
+_CALLS = frozenset({"lookup", "missing", "add_word", "add_jsgf", "open_stream", "decode", "begin", "accept",
+                    "finish"})
+_SETUP = frozenset({"add_word", "add_jsgf", "open_stream"})
+
+
+class DecoderProcess:
+    """``Decoders`` in a child process, started at once; the same methods, each a round trip over a pipe."""
+
+    def __init__(self, hmm: str, dictionary: str) -> None:
+        self._args = (hmm, dictionary)
+        self._proc: subprocess.Popen[bytes] | None = None
+        #: The calls that set the child up, in order: replayed into a new child after a crash.
+        self._setup: list[tuple[Any, ...]] = []
+        self._running()
+
+    def lookup(self, word: str) -> str | None:
+        return self._call("lookup", word)  # type: ignore[no-any-return]
+
+    def missing(self, words: list[str]) -> list[str]:
+        return self._call("missing", words)  # type: ignore[no-any-return]
+
+    def add_word(self, word: str, phones: str) -> None:
+        self._call("add_word", word, phones)
+
+    def add_jsgf(self, name: str, text: str) -> None:
+        self._call("add_jsgf", name, text)
+
+    def open_stream(self) -> None:
+        self._call("open_stream")
+
+    def decode(self, search: str, pcm: bytes) -> Decoded:
+        return self._call("decode", search, pcm)  # type: ignore[no-any-return]
+
+    def begin(self, search: str) -> None:
+        self._call("begin", search)
+
+    def accept(self, pcm: bytes) -> str:
+        return self._call("accept", pcm)  # type: ignore[no-any-return]
+
+    def finish(self) -> None:
+        self._call("finish")
+
+    def close(self) -> None:
+        """Stop the child (a later call starts a new one)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            _send(proc.stdin, ("close",))
+            proc.wait(timeout=2)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait()
+
+    def _call(self, *request: Any) -> Any:
+        """One round trip; a dead child is replaced (and set up again) once, then it is an error."""
+        for attempt in (1, 2):
+            proc = self._running()
+            try:
+                _send(proc.stdin, request)
+                status, value = pickle.load(proc.stdout)  # type: ignore[arg-type]
+            except (OSError, EOFError, pickle.UnpicklingError) as exc:
+                self._proc = None
+                proc.kill()
+                proc.wait()
+                if attempt == 2:
+                    raise DecoderError(f"the decoding process died twice ({exc!r})") from exc
+                continue
+            if status == "error":
+                raise DecoderError(value)
+            if request[0] in _SETUP:
+                self._setup.append(request)  # only once done: a refused grammar is not replayed
+            return value
+        raise AssertionError("unreachable")
+
+    def _running(self) -> subprocess.Popen[bytes]:
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "moderator.adapters.sphinx", *self._args],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError as exc:
+            raise DecoderError(f"cannot start the decoding process: {exc}") from exc
+        try:
+            for request in (None, *self._setup):  # None: the child's first reply, once the model is loaded
+                if request is not None:
+                    _send(proc.stdin, request)
+                status, value = pickle.load(proc.stdout)  # type: ignore[arg-type]
+                if status == "error":
+                    raise DecoderError(value)
+        except (OSError, EOFError, pickle.UnpicklingError) as exc:
+            proc.kill()
+            proc.wait()
+            raise DecoderError(f"the decoding process failed to start ({exc!r})") from exc
+        except DecoderError:
+            proc.kill()
+            proc.wait()
+            raise
+        self._proc = proc
+        return proc
+
+
+def _send(stream: IO[bytes] | None, message: tuple[Any, ...]) -> None:
+    assert stream is not None
+    pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.flush()
+
+
+def serve(hmm: str, dictionary: str, requests: IO[bytes], replies: IO[bytes]) -> None:
+    """The child's loop: answer calls until ``close`` or the end of input."""
+    try:
+        decoders = Decoders(hmm, dictionary)
+    except DecoderError as exc:
+        _send(replies, ("error", str(exc)))
+        return
+    _send(replies, ("ok", None))
+    while True:
+        try:
+            method, *args = pickle.load(requests)
+        except EOFError:
+            return
+        if method == "close":
+            return
+        try:
+            if method not in _CALLS:
+                raise DecoderError(f"unknown call {method!r}")
+            reply = ("ok", getattr(decoders, method)(*args))
+        except DecoderError as exc:
+            reply = ("error", str(exc))
+        except Exception as exc:
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        _send(replies, reply)
+
+
+if __name__ == "__main__":
+    # Served from the imported module, not from ``__main__``, so that what it pickles (``Decoded``) is the class
+    # the parent knows.
+    from moderator.adapters import sphinx
+
+    sphinx.serve(sys.argv[1], sys.argv[2], sys.stdin.buffer, sys.stdout.buffer)
