@@ -12,6 +12,12 @@ the time (its announcements, by its own synthesizer) heard through a simulated r
 alone (``EchoPath.cancel``: Speex's filter, the delay tracking and the residual-echo estimate),
 ``rtf_canceller_one_room`` the canceller's filter alone within it, and ``rtf_one_room_aec`` the whole
 listening path with it (``Listener.feed`` with an ``EchoPath``), beside ``rtf_one_room`` without.
+
+The sound card's callbacks are Python: they wait while anything holds the interpreter's lock. ``longest_stall_ms``
+is the longest a thread waiting 1 ms at a time went without its turn while both rooms were decoded in this
+process (as ``simulate`` and these figures do); ``longest_stall_ms_live`` the same with pocketsphinx in decoding
+processes of its own, as ``moderator play`` runs it, and ``decoder_processes_peak_rss_mb_live`` their memory,
+on top of ``peak_rss_mb``.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -139,6 +146,62 @@ def echo_cost(audio: np.ndarray, phrases: list[tuple[float, np.ndarray]], delay:
             "rtf_one_room_aec": round(listening / seconds, 4), "moderator_talking_share": round(talking / seconds, 3)}
 
 
+class StallWatch:
+    """The longest time a thread that asks to wake every millisecond waits for its turn: how long the listening
+    path holds the interpreter's lock at a stretch, which the sound card's callbacks wait for in a live game."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> StallWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        last = time.perf_counter()
+        while not self._stop.is_set():
+            time.sleep(0.001)
+            now = time.perf_counter()
+            self.longest, last = max(self.longest, now - last), now
+
+
+def in_real_time(listener: Any, audio: dict[str, np.ndarray], t0: float) -> tuple[float, float, float]:
+    """Both rooms' audio to ``listener``, each 0.1 s chunk handed over when it is complete; (elapsed wall
+    seconds, CPU seconds of this process, longest stall in seconds)."""
+    from moderator.audio.endpoint import RATE
+    from moderator.voice_input import CHUNK
+
+    step = round(CHUNK * RATE)
+    with StallWatch() as watch:
+        cpu, wall = time.process_time(), time.perf_counter()
+        for n, i in enumerate(range(0, len(audio["A"]), step)):
+            delay = wall + (n + 1) * CHUNK - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            for room in ("A", "B"):
+                listener.feed(room, audio[room][i : i + step], RATE, t0 + i / RATE)
+        elapsed, cpu_used = time.perf_counter() - wall, time.process_time() - cpu
+    return elapsed, cpu_used, watch.longest
+
+
+def decoder_processes_mb(listener: Any) -> float:
+    """The peak resident memory of the decoding processes behind ``listener`` (``moderator play``'s), summed."""
+    total = 0.0
+    for rec in {id(r): r for r in (listener.recognizer, *listener.recognizers.values())}.values():
+        proc = getattr(getattr(rec, "_sphinx", None), "_proc", None)
+        if proc is not None:
+            for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1]) / 1024
+    return total
+
+
 def child(audio_file: Path, engine_name: str, vosk_model: Path | None) -> None:
     """Load, say "listening", then measure the audio in ``audio_file``; prints one JSON line at the end."""
     from benchmarks.corpus import ROSTERS
@@ -149,9 +212,9 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None) -> None:
     from moderator.loop import Listener
     from moderator.voice_input import CHUNK
 
-    def listener_for(mics: tuple[str, ...], echo: EchoPath | None = None) -> Listener:
+    def listener_for(mics: tuple[str, ...], echo: EchoPath | None = None, rec: Any = None) -> Listener:
         engine = phase_engine("round", ROSTERS[0])
-        return Listener(engine, recognizer, mics=mics, new_endpointer=lambda: Endpointer(webrtc_classifier()),
+        return Listener(engine, rec or recognizer, mics=mics, new_endpointer=lambda: Endpointer(webrtc_classifier()),
                         echo=echo)
 
     recognizer = make_recognizer(engine_name, vosk_model)
@@ -167,17 +230,13 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None) -> None:
     audio = {room: loaded[room] for room in ("A", "B")}
     seconds = len(audio["A"]) / RATE
     # Both rooms in real time: each 0.1 s chunk is handed over when it is complete.
-    cpu, wall = time.process_time(), time.perf_counter()
-    for n, i in enumerate(range(0, len(audio["A"]), step)):
-        delay = wall + (n + 1) * CHUNK - time.perf_counter()
-        if delay > 0:
-            time.sleep(delay)
-        for room in ("A", "B"):
-            both.feed(room, audio[room][i : i + step], RATE, 10.0 + i / RATE)
-    elapsed = time.perf_counter() - wall
-    cpu_both = time.process_time() - cpu
+    elapsed, cpu_both, stall = in_real_time(both, audio, 10.0)
     # The moderator's peak: the listeners below are the benchmark's own (each forks recognizers of its own).
     peak = memory_mb("VmHWM")
+    # As ``moderator play`` listens: pocketsphinx in decoding processes of its own (moderator.adapters.sphinx).
+    live = listener_for(("A", "B"), rec=make_recognizer(engine_name, vosk_model, live=True))
+    _, _, stall_live = in_real_time(live, audio, 10.0)
+    live_processes = decoder_processes_mb(live)
     # Real-time factor: one room's audio, as fast as it goes, on this one core.
     one = listener_for(("A",))
     cpu = time.process_time()
@@ -195,6 +254,9 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None) -> None:
         "realtime_lag_s": round(elapsed - seconds, 3),
         "rss_mb_listening": round(rss_listening, 1),
         "peak_rss_mb": round(peak, 1),
+        "longest_stall_ms": round(1000 * stall),
+        "longest_stall_ms_live": round(1000 * stall_live),
+        "decoder_processes_peak_rss_mb_live": round(live_processes, 1),
     }
     print(json.dumps(report), flush=True)
 
