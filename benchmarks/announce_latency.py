@@ -172,8 +172,7 @@ def main() -> int:
     if args.child:
         child(args.quick, args.json)
         return 0
-    sys.path.insert(0, str(ROOT / "tests"))
-    from pulse import pulse_bench
+    from benchmarks.pulse_bench import pulse_bench
 
     args.json.parent.mkdir(parents=True, exist_ok=True)
     with pulse_bench() as bench:

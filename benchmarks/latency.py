@@ -387,8 +387,7 @@ def summarize(raw: dict[str, Any]) -> dict[str, Any]:
 def run(count: int = 25, engine_name: str = "pocketsphinx", vosk_model: Path | None = None, *, aec: str = "auto",
         ser: float | None = SER) -> dict[str, Any]:
     """Set up the bench, play the commands in a child process, and summarize."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from pulse import pulse_bench
+    from benchmarks.pulse_bench import pulse_bench
 
     with tempfile.TemporaryDirectory() as tmp, pulse_bench() as bench:
         out = Path(tmp) / "latency.json"

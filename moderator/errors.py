@@ -1,14 +1,34 @@
-"""The one root error of the project, and its families.
+"""The one root error of the project, its families, and the exit codes the CLI gives them.
 
 Every error a user can cause (bad roster, bad scenario, bad option) is a
-``ModeratorError``; the CLI turns it into a message and a non-zero exit code.
+``ModeratorError``; the CLI turns it into a message and an ``ExitStatus``.
 """
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    """What ``moderator`` exits with."""
+
+    OK = 0
+    ERROR = 1
+    """A runtime error: a file, a device, the saved game or the recognizer failed."""
+    USAGE = 2
+    """A usage error: the command line itself is wrong (argparse's own status for its errors too)."""
+    INTERRUPTED = 130
+    """Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
 
 class ModeratorError(Exception):
-    """Root of every error the CLI reports as a clean message."""
+    """Root of every error the CLI reports as a clean message; a runtime error unless a subclass says not."""
 
-    exit_code = 2
+    exit_code: ExitStatus = ExitStatus.ERROR
+
+
+class UsageError(ModeratorError):
+    """Options that do not go together, or a missing or malformed option, found before anything runs."""
+
+    exit_code = ExitStatus.USAGE
 
 
 class RulesError(ModeratorError):

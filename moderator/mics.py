@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from moderator.audio.echo import EchoPath
-from moderator.errors import DeviceError, RosterError
+from moderator.errors import RosterError, UsageError
 from moderator.ports import AudioIn, Clock, Recognizer
 
 if TYPE_CHECKING:
@@ -37,9 +37,10 @@ def open_mics(args: argparse.Namespace, clock: Clock, log: Callable[[str], None]
 
     Raises:
         DeviceError: a microphone is unknown or cannot open (the message lists those available).
+        UsageError: --mic together with --room-a-in/--room-b-in.
     """
     if args.mic is not None and (args.room_a_in is not None or args.room_b_in is not None):
-        raise DeviceError("--mic is one microphone for both rooms; do not also give --room-a-in/--room-b-in")
+        raise UsageError("--mic is one microphone for both rooms; do not also give --room-a-in/--room-b-in")
     from moderator.adapters.sound_in import SoundDeviceIn
 
     return SoundDeviceIn(clock, room_a=_device(args.room_a_in), room_b=_device(args.room_b_in),

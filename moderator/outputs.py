@@ -45,9 +45,9 @@ def open_output(args: argparse.Namespace, clock: Clock, log: Callable[[str], Non
     """The AudioOut the options ask for: devices, a WAV timeline, or None (text only)."""
     if wants_devices(args):
         if args.audio_out is not None:
-            from moderator.errors import DeviceError
+            from moderator.errors import UsageError
 
-            raise DeviceError("choose speakers (--room-a-out/--room-b-out/--split-stereo) or --audio-out, not both")
+            raise UsageError("choose speakers (--room-a-out/--room-b-out/--split-stereo) or --audio-out, not both")
         from moderator.adapters.sound_out import SoundDeviceOut
 
         return SoundDeviceOut(clock, room_a=_device(args.room_a_out), room_b=_device(args.room_b_out),

@@ -74,6 +74,40 @@ class VoiceSettings:
         return f"{self.name}|{self.rate}|{self.volume:.3f}"
 
 
+@dataclass(frozen=True)
+class LiveTiming:
+    """How a live game (``moderator play``, ``moderator.live.LiveGame``) paces itself: fixed by measurement,
+    not a host's option. A microphone's stall and reopen times belong to its adapter (``adapters/sound_in.py``)."""
+
+    lead: float = 0.15
+    """Timers are handled this far ahead, so that their audio can be scheduled to start exactly on time."""
+
+    recognition_lead: float = 1.0
+    """Recognizing an utterance holds the game's thread for up to about this long, so the timers due within it
+    (and ``lead``) are handled, and their audio scheduled, before it starts."""
+
+    speaker_horizon: float = 0.3
+    """How early the speaker hands its next phrase to the output (covers the output latency and ``poll``)."""
+
+    poll: float = 0.05
+    """The longest the loop waits between ticks (microphone audio, finished renders); it wakes earlier for a
+    timer, ``lead`` before it is due."""
+
+    view_refresh: float = 0.25
+    """How often the terminal's live view of the rooms is redrawn, in seconds."""
+
+    finish_timeout: float = 60.0
+    """When the game ends: how long phrases still being synthesized are waited for before they are dropped."""
+
+    def wait(self, next_due: float | None, now: float, longest: float | None = None) -> float:
+        """How long the loop may wait at clock time ``now`` when the next timer is due at ``next_due`` (None:
+        none): until ``lead`` before it, at most ``longest`` (default ``poll``), never less than 0."""
+        longest = self.poll if longest is None else longest
+        if next_due is None:
+            return longest
+        return min(longest, max(0.0, next_due - self.lead - now))
+
+
 def load_schedule(path: Path) -> Schedule:
     """Read the ``schedule:`` section of a settings file (see docs/settings.example.yaml)."""
     from moderator import yamlio

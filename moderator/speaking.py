@@ -11,14 +11,11 @@ from pathlib import Path
 from moderator.audio.reference import PlayedAudio
 from moderator.game.engine import Engine
 from moderator.ports import AudioOut, Synthesizer
-from moderator.settings import Schedule, VoiceSettings
+from moderator.settings import LiveTiming, Schedule, VoiceSettings
 from moderator.speech.cache import PrerenderReport, RenderCache, default_cache_dir
 from moderator.speech.catalog import Catalog
 from moderator.speech.prerender import setup_phrases
 from moderator.speech.speaker import Speaker
-
-#: How early a live Speaker hands the next phrase to the output (covers the output latency and loop period).
-LIVE_HORIZON = 0.3
 
 
 def voice_settings(catalog: Catalog) -> VoiceSettings:
@@ -57,7 +54,7 @@ class Voice:
         failed = getattr(self.out, "failed_rooms", set())
         return [f"room {room}'s speaker is not working; its announcements are not heard" for room in sorted(failed)]
 
-    def finish(self, timeout: float = 60.0) -> None:
+    def finish(self, timeout: float = LiveTiming.finish_timeout) -> None:
         """Hand everything already announced to the output (the last phrases of a game), in order, and report
         it as spoken: what is still rendering gets ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
@@ -69,8 +66,9 @@ class Voice:
         self.speaker.flush()
 
     def attach(self, engine: Engine) -> None:
-        """Speak for ``engine`` (also a game rebuilt from its last save after an internal error): its phase
-        decides which answers are stale, and what was heard goes to its event log as ``spoken``."""
+        """Speak for ``engine``: its phase decides which answers are stale, and what was heard goes to its event
+        log as ``spoken``. A live game calls it again for a game rebuilt from its last save after an internal
+        error (``LiveGame.adopt``): the voice must never answer from the engine it replaced."""
         engine.announcer = self.speaker
         self.speaker.context = engine.phase
         self.speaker.on_spoken = lambda spoken: engine.emit("spoken", **spoken.fields())
@@ -89,9 +87,11 @@ def make_voice(
     tts: str = "auto",
     cache_dir: Path | None = None,
     live: bool = False,
+    timing: LiveTiming | None = None,
     warn: Callable[[str], None] = print,
 ) -> Voice:
-    """Give ``engine`` a voice through ``out``. ``live`` renders unexpected phrases in the background.
+    """Give ``engine`` a voice through ``out``. ``live`` renders unexpected phrases in the background and hands
+    each phrase to ``out`` ``timing.speaker_horizon`` before it starts (default ``LiveTiming()``).
 
     The speaker hands a phrase to ``out`` just before it starts, so someone must call ``Voice.pump()`` as
     the clock moves: the live loop does, and a simulation on a virtual clock does it at the speaker's
@@ -112,7 +112,7 @@ def make_voice(
         render=lambda text: cache.get(text, settings),
         background=executor,
         # Live: hand phrases to the speakers a little before they start (output latency, loop period).
-        horizon=LIVE_HORIZON if live else 0.0,
+        horizon=(timing or LiveTiming()).speaker_horizon if live else 0.0,
         warn=warn,
     )
     voice = Voice(synth, cache, settings, speaker, executor, out)

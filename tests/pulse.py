@@ -1,16 +1,11 @@
 """A PulseAudio bench for audio tests: ALSA devices ``roomA``/``roomB`` on private null sinks, recorded via monitors,
 and microphones fed from the test (``PulseBench.pipe_mic``).
 
-``pulse_bench()`` starts a PulseAudio daemon if none runs, loads two null sinks
-with unique names (so parallel tests and other programs cannot leak sound into
-them), and writes a temporary HOME whose ``.asoundrc`` names them ``roomA`` and
-``roomB``. PortAudio reads the ALSA configuration when ``sounddevice`` is
-imported, so code under test runs in a subprocess with ``bench.env``.
-
-A null sink that nothing plays into sleeps for up to 2 s, and a new stream then
-waits that long before it pulls any audio; the bench keeps a silent low-latency
-stream on each sink so tests do not pay that each time. Silence mixed with
-silence stays digital silence, so the measurements are unaffected.
+``pulse_bench()`` sets up the null sinks of ``benchmarks.pulse_bench`` (which the
+real-time benchmarks use alone; see there how they are made) and skips the test
+when PulseAudio is not installed. PortAudio reads the ALSA configuration when
+``sounddevice`` is imported, so code under test runs in a subprocess with
+``bench.env``.
 
 A microphone is a ``module-pipe-source`` whose FIFO the test writes. That source
 has no clock of its own: it delivers audio only as fast as it is written, so
@@ -37,10 +32,8 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -51,57 +44,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-ROOMS = ("roomA", "roomB")
+from benchmarks.pulse_bench import ROOT, PulseMissing
+from benchmarks.pulse_bench import pactl as _pactl
+from benchmarks.pulse_bench import pulse_bench as _null_sinks
+
 RECORD_RATE = 16000
 #: How much later than ``echo_delay`` a sink's sound reaches an echoing microphone (measured: 0.5-2.5 ms, 6 at worst).
 ECHO_PATH_LATENCY = 0.002
-
-
-def _pactl(*args: str, env: dict[str, str] | None = None) -> str:
-    return subprocess.run(["pactl", *args], check=True, capture_output=True, text=True, env=env, timeout=10).stdout
-
-
-def _server_env() -> dict[str, str]:
-    """Where the running daemon listens (a temporary HOME hides the runtime directory the client would find)."""
-    env: dict[str, str] = {}
-    for line in _pactl("info").splitlines():
-        if line.startswith("Server String:"):
-            server = line.split(":", 1)[1].strip()
-            env["PULSE_SERVER"] = f"unix:{server}" if server.startswith("/") else server
-    cookie = Path.home() / ".config" / "pulse" / "cookie"
-    if cookie.exists():
-        env["PULSE_COOKIE"] = str(cookie)
-    return env
-
-
-def _ensure_daemon() -> bool:
-    """Start PulseAudio unless it runs; True if this call started it."""
-    if subprocess.run(["pulseaudio", "--check"], capture_output=True).returncode == 0:
-        return False
-    subprocess.run(
-        ["pulseaudio", "-n", "--daemonize=yes", "--exit-idle-time=-1", "--load=module-native-protocol-unix"],
-        check=True,
-        capture_output=True,
-        timeout=20,
-    )
-    for _ in range(100):
-        if subprocess.run(["pactl", "info"], capture_output=True).returncode == 0:
-            return True
-        time.sleep(0.05)
-    raise RuntimeError("pulseaudio started but pactl cannot reach it")
-
-
-#: Exists while a daemon started by a bench runs.
-_STARTED_MARK = Path(tempfile.gettempdir()) / "moderator-test-pulseaudio-started"
-
-
-def _others_use(env: dict[str, str]) -> bool:
-    """Whether another bench (a test run in parallel) still has devices on the daemon: then it must live on."""
-    try:
-        return "moderator_test_" in _pactl("list", "short", "modules", env=env)
-    except subprocess.SubprocessError:
-        return False
 
 
 @dataclass
@@ -434,62 +383,9 @@ class TimedRecording:
 @contextlib.contextmanager
 def pulse_bench() -> Iterator[PulseBench]:
     """Set up the bench (skipping only if PulseAudio is not installed) and tear it down."""
-    missing = [tool for tool in ("pulseaudio", "pactl", "parec", "pacat") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(
-            f"PulseAudio is not installed (missing {', '.join(missing)}); apt-get install pulseaudio "
-            "pulseaudio-utils libasound2-plugins"
-        )
-    started = _ensure_daemon()
-    if started:
-        _STARTED_MARK.touch()
-    env = {**os.environ, **_server_env()}
-    tag = uuid.uuid4().hex[:8]
-    sinks = {device: f"moderator_test_{tag}_{device}" for device in ROOMS}
-    modules: list[str] = []
-    keepalive: list[subprocess.Popen[bytes]] = []
-    with tempfile.TemporaryDirectory(prefix="pulse-bench-") as home:
+    with contextlib.ExitStack() as stack:
         try:
-            for sink in sinks.values():
-                modules.append(
-                    _pactl(
-                        "load-module", "module-null-sink", f"sink_name={sink}", "rate=44100", "channels=2", env=env
-                    ).strip()
-                )
-                keepalive.append(
-                    subprocess.Popen(
-                        [
-                            "pacat",
-                            "-d",
-                            sink,
-                            "--latency-msec=20",
-                            "--format=s16le",
-                            "--rate=44100",
-                            "--channels=2",
-                            "/dev/zero",
-                        ],
-                        stderr=subprocess.DEVNULL,
-                        env=env,
-                    )
-                )
-            asoundrc = "".join(
-                f'pcm.{device} {{ type pulse; device {sink}; hint {{ show on; description "Room {device[-1]} '
-                f'speaker" }} }}\n'
-                for device, sink in sinks.items()
-            )
-            (Path(home) / ".asoundrc").write_text(asoundrc)
-            env["HOME"] = home
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-            time.sleep(0.3)  # the keep-alive streams wake the sinks
-            yield PulseBench(Path(home), env, sinks)
-        finally:
-            for proc in keepalive:
-                proc.terminate()
-                proc.wait(timeout=5)
-            for module in modules:
-                with contextlib.suppress(subprocess.SubprocessError):
-                    _pactl("unload-module", module, env=env)
-            # A daemon a bench started is stopped by the last bench to leave it (runs may overlap).
-            if (started or _STARTED_MARK.exists()) and not _others_use(env):
-                subprocess.run(["pulseaudio", "--kill"], capture_output=True)
-                _STARTED_MARK.unlink(missing_ok=True)
+            sinks = stack.enter_context(_null_sinks())
+        except PulseMissing as exc:
+            pytest.skip(str(exc))
+        yield PulseBench(sinks.home, sinks.env, sinks.sinks)

@@ -33,7 +33,10 @@ def test_quick_suite_writes_results_report_and_plot(tmp_path: Path) -> None:
     assert fa["with wake word"]["wake_word"] == "moderator"
     cost = result["cost"]["pocketsphinx"]
     assert cost["peak_rss_mb"] > 0 and cost["launch_to_listening_s"] > 0
-    assert cost["rtf_one_room_aec"] > 0 and 0 < cost["rtf_canceller_one_room"] <= cost["rtf_echo_one_room"]
+    # (The canceller alone can cost more than the echo path around it: the path passes the microphone through
+    # untouched once the moderator has been quiet for a while.)
+    assert cost["rtf_one_room_aec"] > 0 and cost["rtf_canceller_one_room"] > 0 and cost["rtf_echo_one_room"] > 0
+    assert cost["longest_stall_ms"] > 0 and cost["decoder_processes_peak_rss_mb_live"] > 0
     talks = result["barge_in"]["pocketsphinx"]["conditions"]
     assert talks["silence"]["n"] > 0 and any("cancelled" in label for label in talks)
     assert all(cond["echo_rtf"] > 0 for label, cond in talks.items() if "cancelled" in label)

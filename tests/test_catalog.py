@@ -15,34 +15,107 @@ from moderator.speech.catalog import Catalog, load_catalog, slots_of
 from moderator.speech.grammar import load_grammar
 
 KEY = re.compile(r"^[a-z_]+(\.[a-z_]*[a-z])+$")  # f-string fragments like "result.gambler_" end in "_"
-CORE = sorted((ROOT / "moderator" / "game").glob("*.py"))  # every module that says things
+MODULES = sorted((ROOT / "moderator").rglob("*.py"))  # every module, for what it says
+CORE = [p for p in MODULES if p.parent.name in ("game", "speech")]  # the pure core, where keys are also data
 LANGS = sorted(p.stem for p in VOICES.glob("*.yaml"))
+#: Calls whose argument at this position is a phrase key: ``say(room, key)``, ``Refusal(key)``, ``text(key)``,
+#: and RoundClock's ``_say_left(key)``.
+KEY_ARGUMENT = {"say": 1, "Refusal": 0, "text": 0, "_say_left": 0}
+
+
+def key_values(expr: ast.expr | None) -> set[str]:
+    """The string constants ``expr`` can be: itself, either branch of ``a if c else b``, each of ``a or b``,
+    each item of a tuple or list."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return {expr.value}
+    if isinstance(expr, ast.IfExp):
+        return key_values(expr.body) | key_values(expr.orelse)
+    if isinstance(expr, ast.BoolOp):
+        return set().union(*(key_values(v) for v in expr.values))
+    if isinstance(expr, ast.Tuple | ast.List | ast.Set):
+        return set().union(*(key_values(e) for e in expr.elts))
+    return set()
+
+
+def said_keys(tree: ast.AST, *, catalog_module: bool = False) -> set[str]:
+    """The phrase keys a module passes as such: to ``say``, ``Refusal``, ``text`` and a catalogue's ``render``,
+    and to a variable or parameter (its default) named ``key`` or ``..._key``."""
+    keys: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            receiver = ast.unparse(func.value) if isinstance(func, ast.Attribute) else ""
+            at = KEY_ARGUMENT.get(name or "")
+            if name == "render" and (receiver.endswith("catalog") or (catalog_module and receiver == "self")):
+                at = 0  # not a Synthesizer's render(text, voice)
+            if at is not None and len(node.args) > at:
+                keys |= key_values(node.args[at])
+            keys |= set().union(*(key_values(k.value) for k in node.keywords if k.arg == "key"))
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id.endswith("key") for t in targets):
+                keys |= key_values(node.value)
+        elif isinstance(node, ast.FunctionDef):
+            args = node.args
+            positional = args.posonlyargs + args.args
+            defaults = zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True)
+            for arg, default in [*defaults, *zip(args.kwonlyargs, args.kw_defaults, strict=True)]:
+                if arg.arg.endswith("key"):
+                    keys |= key_values(default)
+    return keys
+
+
+def shaped_keys(tree: ast.AST) -> set[str]:
+    """Every string literal shaped like a dotted phrase key (file names aside)."""
+    return {node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and KEY.match(node.value)
+            and not node.value.endswith((".yaml", ".json", ".py"))}
 
 
 def keys_in_code() -> set[str]:
-    """String literals shaped like phrase keys, plus the families built with f-strings."""
-    keys: set[str] = set()
-    for path in CORE:
-        for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and KEY.match(node.value)
-                    and not node.value.endswith((".yaml", ".json", ".py"))):  # file names, not phrases
-                keys.add(node.value)
-    keys -= set(load_statechart().state_names())  # state names, not phrases
+    """The phrase keys every module says, plus the families built with f-strings."""
     chart = load_statechart()
+    keys: set[str] = set()
+    for path in MODULES:
+        tree = ast.parse(path.read_text())
+        keys |= said_keys(tree, catalog_module=path.name == "catalog.py")
+        if path in CORE:
+            keys |= shaped_keys(tree) - set(chart.state_names())  # state names are shaped alike
     intents = load_grammar().intents
     keys |= {f"action.{i}" for i in intents} | {f"example.{i}" for i in intents}
     keys |= {f"leader.{how}" for how in ("appointed", "abdicated", "usurped")}
     keys |= {f"team.{t}" for t in ("red", "blue")} | {f"role.{r}" for r in ("president", "bomber")}
     keys |= {f"result.gambler_{g}" for g in ("right", "wrong")}
     keys |= {f"situation.{s}" for s in chart.state_names() if "." not in s or s.startswith("round.")}
+    keys |= {f"{k}.untimed" for k in ("paused", "resumed")}  # RoundClock._say_left
     keys.discard("situation.round")
     return keys
 
 
-def test_the_scan_finds_the_engine_keys() -> None:
+def test_the_scan_finds_the_keys_said_anywhere() -> None:
     found = keys_in_code()
-    assert {"refuse.givesy_backsy", "round.start", "time.warning", "hostages.locked"} <= found
+    assert {"refuse.givesy_backsy", "round.start", "time.warning", "hostages.locked"} <= found  # the engine's
+    assert {"briefing", "parley", "undone", "help"} <= found  # one-word keys, which no dotted shape finds
+    assert {"pardon", "restored"} <= found  # said from moderator/loop.py and moderator/commands/play.py
+    assert {"list.sep", "list.none", "duration.both"} <= found  # the catalogue's own
     assert len(found) > 100
+
+
+def test_the_key_scan_reads_keys_where_they_are_said_and_nothing_else() -> None:
+    code = ast.parse(
+        "eng.say(room, 'pardon')\n"
+        "raise Refusal('refuse.x' if a else 'refuse.y', player=p)\n"
+        "key = 'result.red' if red else 'result.blue'\n"
+        "for key in ('name', 'states'):\n    pass\n"  # a loop over a mapping's keys says nothing
+        "def f(key: str = 'refuse.wrong_room') -> None: ...\n"
+        "self.catalog.render('list.none')\n"
+        "synth.render('ok', voice)\n"
+        "open('events.jsonl')\n"
+        "say(room, f'leader.{how}')\n"
+    )
+    assert said_keys(code) == {"pardon", "refuse.x", "refuse.y", "result.red", "result.blue",
+                               "refuse.wrong_room", "list.none"}
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -8,42 +8,24 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_recognizer import ScriptedRecognizer
 from fake_sd_in import FakeInSD
 from fakes import FakeAudioIn
-from pulse import PulseBench, pulse_bench
+from pulse import PulseBench
 
 from moderator import cli
 from moderator.adapters import pulse_routing, sound_out
 from moderator.adapters.clock import VirtualClock
 from moderator.commands.listen import MicCheck
 from moderator.env import Environment
-from moderator.ports import Transcript
 from moderator.speech.grammar import load_grammar
 
 ROSTER = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi"]
 PLAYERS = ",".join(ROSTER)
-
-
-class ScriptedRecognizer:
-    """Returns the given transcripts in order; records the intents it was told to expect."""
-
-    name = "scripted"
-
-    def __init__(self, texts: list[str]) -> None:
-        self.texts = list(texts)
-        self.expected: list[list[str] | None] = []
-
-    def expect(self, grammar, roster, intents=None) -> None:  # type: ignore[no-untyped-def]
-        self.expected.append(intents)
-
-    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
-        assert rate == 16000 and len(samples) > 16000 // 4
-        return Transcript(self.texts.pop(0), 0.9)
 
 
 def spoken(text: str) -> np.ndarray:
@@ -112,12 +94,12 @@ def test_a_shared_microphone_reports_without_a_room() -> None:
 
 def test_listen_needs_a_microphone_and_names_unknown_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     e = env()
-    assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx"], e) == 2
+    assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx"], e) == 2  # a usage error
     assert "name the microphones to check: --room-a-in" in e.stderr.getvalue()
     monkeypatch.setattr(sound_out, "_sounddevice", FakeInSD)
     monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     e = env()
-    assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx", "--mic", "nope"], e) == 2
+    assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx", "--mic", "nope"], e) == 1
     assert e.stderr.getvalue() == (
         "moderator: error: unknown input device (microphone) 'nope'; available: 0 pulse, 2 USB Mic, 3 Webcam Mic, "
         "4 default\n"
@@ -128,17 +110,11 @@ def test_listen_reports_a_missing_vosk_model(tmp_path: Path) -> None:
     e = env()
     code = cli.main(["listen", "--players", PLAYERS, "--engine", "vosk", "--vosk-model", str(tmp_path / "none"),
                      "--mic", "0"], e)
-    assert code == 2
+    assert code == 1
     assert f"no usable vosk model at {tmp_path / 'none'}" in e.stderr.getvalue()
 
 
 # --- the real device path ----------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def bench() -> Iterator[PulseBench]:
-    with pulse_bench() as b:
-        yield b
 
 
 @pytest.mark.pulse

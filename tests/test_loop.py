@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_recognizer import ScriptedRecognizer
 from fakes import RecordingOut
 from tests_support import eight_player_engine
 
@@ -17,24 +18,6 @@ from moderator.audio.endpoint import FRAME, RATE, Endpointer, Utterance, webrtc_
 from moderator.audio.reference import PlayedAudio
 from moderator.loop import ANSWER_CONFIDENCE, PARDON_AGAIN_AFTER, UNSURE, Listener
 from moderator.ports import Transcript
-
-
-class ScriptedRecognizer:
-    """Returns the given transcripts in order, and records what it was told to expect."""
-
-    name = "scripted"
-
-    def __init__(self, texts: list[str]) -> None:
-        self.texts = list(texts)
-        self.expected: list[list[str]] = []
-
-    def expect(self, grammar, roster, intents=None) -> None:  # type: ignore[no-untyped-def]
-        self.expected.append(list(intents or []))
-
-    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
-        assert rate == RATE and len(samples) > RATE // 4
-        return Transcript(self.texts.pop(0), 0.9)
-
 
 #: The endpointer's hangovers and look-ahead, as the product sets them.
 LONG, SHORT, LOOK = Endpointer.hangover, Endpointer.short_hangover, Endpointer.early_look

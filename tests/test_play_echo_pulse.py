@@ -23,12 +23,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pulse import PulseBench, decaying_ir, pulse_bench
+from pulse import PulseBench, decaying_ir
 from test_listen import PLAYERS, spoken
 
 pytestmark = [pytest.mark.pulse, pytest.mark.slow]
@@ -48,12 +48,6 @@ HELP_LIST_AFTER = 1.0
 SETTLE = 2.0
 #: The longest any step may take (generous: two CPUs, pocketsphinx and two cancellers in real time).
 STEP_TIMEOUT = 30.0
-
-
-@pytest.fixture(scope="module")
-def bench() -> Iterator[PulseBench]:
-    with pulse_bench() as b:
-        yield b
 
 
 class Play:

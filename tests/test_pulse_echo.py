@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -17,7 +16,6 @@ from pulse import (
     _DelayLine,
     _Echo,
     decaying_ir,
-    pulse_bench,
 )
 
 RATE = RECORD_RATE
@@ -86,12 +84,6 @@ def test_the_echo_sums_the_taps_convolves_in_chunks_like_one_convolution_and_sca
 
 
 # --- the real loop through PulseAudio ------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def bench() -> Iterator[PulseBench]:
-    with pulse_bench() as b:
-        yield b
 
 
 def play_into(bench: PulseBench, device: str, samples: np.ndarray) -> None:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from pulse import PulseBench, pulse_bench
+from pulse import PulseBench
 
 pytestmark = [pytest.mark.pulse]
 
@@ -61,12 +60,6 @@ WINDOW, SEARCH = 0.25, 0.4
 MOVED = 0.001
 #: ... and leaving at most this much of what the card played (dB; measured: -35 to -41 lined up to 1/16 sample).
 LEFT_DB = -25.0
-
-
-@pytest.fixture(scope="module")
-def bench() -> Iterator[PulseBench]:
-    with pulse_bench() as b:
-        yield b
 
 
 def line_up(heard: np.ndarray, reference: np.ndarray, search: int) -> tuple[float, float]:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
-from pulse import RECORD_RATE, ROOT, PulseBench, pulse_bench
+from pulse import RECORD_RATE, ROOT, PulseBench
 
 from moderator.adapters import pulse_routing, sound_out
 from moderator.adapters.clock import VirtualClock
@@ -283,12 +283,6 @@ mic.close()
 samples = np.concatenate([c.samples for c in chunks])
 print(json.dumps({"rate": chunks[0].rate, "samples": samples.tolist()}))
 """
-
-
-@pytest.fixture(scope="module")
-def bench() -> Iterator[PulseBench]:
-    with pulse_bench() as b:
-        yield b
 
 
 @pytest.fixture

@@ -212,12 +212,12 @@ def test_recognize_text_prints_the_json_fields(monkeypatch):
 
 def test_recognize_errors_are_clean(monkeypatch, tmp_path):
     code, _, err = run_cli(monkeypatch, ["recognize", str(tmp_path / "none.wav"), "--players", "Bob,Carol"])
-    assert code == 2 and "no such file" in err
+    assert code == 1 and "no such file" in err
     (tmp_path / "bad.wav").write_text("not a wav")
     code, _, err = run_cli(monkeypatch, ["recognize", str(tmp_path / "bad.wav"), "--players", "Bob,Carol"])
-    assert code == 2 and "cannot read WAV" in err
+    assert code == 1 and "cannot read WAV" in err
     code, _, err = run_cli(monkeypatch, ["recognize", "--text", "pause", "--players", " , "])
-    assert code == 2 and "--players" in err
+    assert code == 2 and "--players" in err  # a usage error
 
 
 @needs_flite

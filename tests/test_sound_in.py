@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,9 +16,9 @@ import pytest
 from fake_sd_in import FakeInSD, FakeInStream, FakeTime
 from fake_sounddevice import FakePortAudioError
 from fakes import FakeAudioIn
-from pulse import PulseBench, pulse_bench
+from pulse import PulseBench
 
-from moderator.adapters import pulse_routing, sound_in, sound_out, stream
+from moderator.adapters import pulse_routing, sound_out
 from moderator.adapters.clock import VirtualClock
 from moderator.adapters.sound_in import SoundDeviceIn
 from moderator.adapters.sound_out import resolve_device
@@ -36,11 +36,9 @@ def sd(monkeypatch: pytest.MonkeyPatch) -> FakeInSD:
 
 
 @pytest.fixture
-def mono(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
-    fake = FakeTime()
-    monkeypatch.setattr(sound_in, "time", fake)
-    monkeypatch.setattr(stream, "time", fake)  # the stall check and failure times live there
-    return fake
+def mono() -> FakeTime:
+    """The adapter's monotonic clock (its stall and retry timers), given to it as ``monotonic=mono.monotonic``."""
+    return FakeTime()
 
 
 def make_in(clock: VirtualClock, logs: list[str] | None = None, **kwargs: Any) -> SoundDeviceIn:
@@ -221,7 +219,7 @@ def test_reading_waits_up_to_the_timeout_for_a_first_chunk(sd: FakeInSD) -> None
 
 def test_a_stopped_stream_is_reported_once_and_retried_until_audio_flows(sd: FakeInSD, mono: FakeTime) -> None:
     logs: list[str] = []
-    audio_in = make_in(VirtualClock(), logs, retry_after=5.0)
+    audio_in = make_in(VirtualClock(), logs, retry_after=5.0, monotonic=mono.monotonic)
     sd.streams[0].kwargs["finished_callback"]()
     assert audio_in.read() == [] and audio_in.failed_mics == {"A"}
     audio_in.read()
@@ -229,7 +227,10 @@ def test_a_stopped_stream_is_reported_once_and_retried_until_audio_flows(sd: Fak
         "room A: microphone 2 'USB Mic' failed: the stream stopped unexpectedly (device lost?); type that room's "
         "commands until it comes back"
     ]
-    mono.now += 5.0
+    mono.now += 4.99
+    audio_in.read()  # too soon to retry
+    assert len(sd.streams) == 1
+    mono.now += 0.01
     audio_in.read()  # reopened: a new stream, but not back until it delivers
     assert len(sd.streams) == 2 and sd.streams[0].aborted and sd.streams[0].closed
     assert audio_in.failed_mics == {"A"}
@@ -241,7 +242,8 @@ def test_a_stopped_stream_is_reported_once_and_retried_until_audio_flows(sd: Fak
 
 def test_a_stream_that_delivers_nothing_counts_as_failed(sd: FakeInSD, mono: FakeTime) -> None:
     logs: list[str] = []
-    audio_in = make_in(VirtualClock(), logs, shared="Webcam", stall_after=2.0, retry_after=60.0)
+    audio_in = make_in(VirtualClock(), logs, shared="Webcam", stall_after=2.0, retry_after=60.0,
+                       monotonic=mono.monotonic)
     mono.now += 1.0
     audio_in.read()
     assert audio_in.failed_mics == set()
@@ -257,7 +259,7 @@ def test_a_stream_that_delivers_nothing_counts_as_failed(sd: FakeInSD, mono: Fak
 
 def test_a_reopen_that_fails_waits_for_the_next_retry(sd: FakeInSD, mono: FakeTime) -> None:
     logs: list[str] = []
-    audio_in = make_in(VirtualClock(), logs, retry_after=5.0)
+    audio_in = make_in(VirtualClock(), logs, retry_after=5.0, monotonic=mono.monotonic)
     sd.streams[0].active = False
     audio_in.read()
     sd.refuse_open = True
@@ -285,12 +287,6 @@ def test_dropped_audio_is_reported_once(sd: FakeInSD) -> None:
 
 
 # --- a real microphone: a PulseAudio pipe source ------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def bench() -> Iterator[PulseBench]:
-    with pulse_bench() as b:
-        yield b
 
 
 RECORDER = r"""

@@ -7,15 +7,13 @@ import io
 import json
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
-from pulse import PulseBench, pulse_bench
+from pulse import PulseBench
 
 from moderator.adapters import pulse_routing, sound_out
 from moderator.adapters.clock import VirtualClock
@@ -74,10 +72,29 @@ def sd(monkeypatch: pytest.MonkeyPatch) -> FakeSD:
     return fake
 
 
-def make_out(clock: VirtualClock, logs: list[str] | None = None, **kwargs: Any) -> SoundDeviceOut:
+class FakeTime:
+    """``time.monotonic`` and ``time.sleep`` under the test's control (the adapter's stall, retry and close
+    timers): sleeping only moves the clock."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.slept = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        self.slept += seconds
+
+
+def make_out(clock: VirtualClock, logs: list[str] | None = None, mono: FakeTime | None = None,
+             **kwargs: Any) -> SoundDeviceOut:
     kwargs.setdefault("room_a", None if "split_stereo" in kwargs else "roomA")
     kwargs.setdefault("room_b", None if "split_stereo" in kwargs else "roomB")
-    return SoundDeviceOut(clock, log=(logs if logs is not None else []).append, warm_up=0, **kwargs)
+    mono = mono or FakeTime()
+    return SoundDeviceOut(clock, log=(logs if logs is not None else []).append, warm_up=0,
+                          monotonic=mono.monotonic, sleep=mono.sleep, **kwargs)
 
 
 def ramp(n: int) -> Clip:
@@ -219,7 +236,8 @@ def test_a_room_without_a_speaker_is_logged_and_its_clips_dropped(sd: FakeSD) ->
 def test_a_lost_device_is_logged_once_silences_its_room_and_is_reopened_later(sd: FakeSD) -> None:
     clock = VirtualClock(0.0)
     logs: list[str] = []
-    out = make_out(clock, logs, retry_after=0.2)
+    mono = FakeTime()
+    out = make_out(clock, logs, mono, retry_after=0.2)
     stream_a, stream_b = sd.streams
     out.play("A", ramp(5000), at=0.0)
     stream_a.pull(256, dac=1000.0)
@@ -234,7 +252,10 @@ def test_a_lost_device_is_logged_once_silences_its_room_and_is_reopened_later(sd
     assert out.failed_rooms == {"A"}
     assert not out._routes["A"][0].busy()
     np.testing.assert_array_equal(stream_b.pull(16, dac=1000.0)[:10, 0], ramp(10).samples)
-    time.sleep(0.25)
+    mono.now += 0.19
+    out.play("A", ramp(10), at=0.0)  # too soon to retry
+    assert len(logs) == 1 and out.failed_rooms == {"A"} and sd.streams[-1] is stream_b
+    mono.now += 0.01
     out.play("A", ramp(10), at=0.0)
     assert logs[-1] == "room A: output device 1 'roomA' is back"
     assert stream_a.aborted and stream_a.closed
@@ -246,27 +267,40 @@ def test_a_lost_device_is_logged_once_silences_its_room_and_is_reopened_later(sd
 
 def test_a_stalled_stream_counts_as_lost_and_underflows_are_reported_once(sd: FakeSD) -> None:
     logs: list[str] = []
-    out = make_out(VirtualClock(), logs, stall_after=0.05, retry_after=60)
+    mono = FakeTime()
+    out = make_out(VirtualClock(), logs, mono, stall_after=0.05, retry_after=60)
     sd.streams[0].pull(64, dac=1000.0, underflow=True)
     sd.streams[0].pull(64, dac=1000.0, underflow=True)
-    time.sleep(0.1)
+    mono.now += 0.05
     sd.streams[1].pull(64, dac=1000.0)
     out.poll()
     out.poll()
-    assert logs == [
+    assert out.failed_rooms == set()  # quiet for exactly the stall window: not yet lost
+    assert logs == ["room A: output device 1 'roomA' ran dry (audio glitch); a larger latency may help"]
+    mono.now += 0.001
+    sd.streams[1].pull(64, dac=1000.0)  # room B's stream goes on: only A's is lost
+    out.poll()
+    out.poll()
+    assert out.failed_rooms == {"A"}
+    assert logs[1:] == [
         "room A: output device 1 'roomA' failed: it pulled no audio for 0.05 s (device lost or suspended?); "
         "silent until it comes back",
-        "room A: output device 1 'roomA' ran dry (audio glitch); a larger latency may help",
     ]
 
 
 def test_close_is_bounded_and_releases_every_stream(sd: FakeSD) -> None:
-    out = make_out(VirtualClock())
+    mono = FakeTime()
+    out = make_out(VirtualClock(), mono=mono)
     out.play("A", ramp(RATE * 10), at=0.0)  # nothing pulls it: close must not wait forever
-    began = time.monotonic()
     out.close(timeout=0.1)
-    assert time.monotonic() - began < 1.0
+    assert mono.slept == pytest.approx(0.1, abs=0.011)  # waited for the clip, then gave up
     assert all(s.stopped and s.closed for s in sd.streams)
+
+
+def test_close_waits_for_nothing_when_nothing_plays(sd: FakeSD) -> None:
+    mono = FakeTime()
+    make_out(VirtualClock(), mono=mono).close(timeout=5.0)
+    assert mono.slept == 0.0
 
 
 # --- real PulseAudio ------------------------------------------------------------------------------------------
@@ -290,12 +324,6 @@ print(json.dumps({"starts": out.starts, "logs": logs}))
 
 SILENT_DB = -70.0
 LOUD_DB = -50.0
-
-
-@pytest.fixture(scope="module")
-def bench() -> Iterator[PulseBench]:
-    with pulse_bench() as b:
-        yield b
 
 
 def play(bench: PulseBench, devices: dict[str, Any], plays: list[tuple[str, float, float]]) -> dict[str, Any]:

@@ -46,8 +46,9 @@ class _Input(WatchedStream):
     STALLED = "it delivered no audio for {seconds:g} s (device lost or muted?)"
 
     def __init__(self, mic: str | None, device: int, name: str, rate: int, clock: Clock,
-                 out: queue.SimpleQueue[MicChunk], target: PulseDevice | None = None) -> None:
-        super().__init__()
+                 out: queue.SimpleQueue[MicChunk], target: PulseDevice | None = None,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(monotonic)
         self.mic, self.device, self.name, self.rate = mic, device, name, rate
         self.target = target  # the Pulse source the stream is routed to through the device, if any
         self._clock, self._out = clock, out
@@ -84,7 +85,7 @@ class _Input(WatchedStream):
         except DeviceError:  # opened, but not to be routed to its source
             self.close()
             raise
-        self.last_callback = time.monotonic()
+        self.last_callback = self.monotonic()
 
     def _callback(self, indata: Any, frames: int, time_info: Any, status: Any) -> None:
         if status and getattr(status, "input_overflow", False):
@@ -99,7 +100,7 @@ class _Input(WatchedStream):
         self._next = t + frames / self.rate
         self._out.put(MicChunk(self.mic, indata[:, 0].copy(), self.rate, t))
         self.heard = True
-        self.last_callback = time.monotonic()
+        self.last_callback = self.monotonic()
 
     def fail(self, reason: str) -> None:
         """Mark the stream failed (it may come back on its own, or be reopened)."""
@@ -127,6 +128,7 @@ class SoundDeviceIn:
         log: Callable[[str], None] = print,
         retry_after: float = 5.0,
         stall_after: float = 2.0,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         """Open the streams.
 
@@ -134,11 +136,13 @@ class SoundDeviceIn:
             room_a, room_b: the microphone of each room (index or name); None: that room has none.
             shared: one microphone for both rooms (the room follows from the names said); excludes the others.
             rate: the rate asked for; a device that refuses it records at its default rate.
+            monotonic: the clock of the stall and retry timers (tests give a fake one).
 
         Raises:
             DeviceError: a device is unknown, named for both rooms, or cannot open.
         """
         self.clock, self.log, self.retry_after, self.stall_after = clock, log, retry_after, stall_after
+        self.monotonic = monotonic
         self._queue: queue.SimpleQueue[MicChunk] = queue.SimpleQueue()
         self._inputs: list[_Input] = []
         self._closed = False
@@ -164,7 +168,7 @@ class SoundDeviceIn:
             dev = next(d for d in devices if d["index"] == index)
             name = dev["name"] if target is None else target.name
             self._inputs.append(
-                _Input(mic, index, name, self._rate(index, dev, rate), clock, self._queue, target)
+                _Input(mic, index, name, self._rate(index, dev, rate), clock, self._queue, target, monotonic)
             )
         self.mics: tuple[str | None, ...] = tuple(chosen)
         try:
@@ -216,11 +220,11 @@ class SoundDeviceIn:
             if inp.failure is not None and inp.heard:
                 inp.failure, inp.reported = None, False
                 self.log(f"{inp.label} is back")
-            elif inp.failure is not None and time.monotonic() - inp.failed_at >= self.retry_after:
+            elif inp.failure is not None and self.monotonic() - inp.failed_at >= self.retry_after:
                 inp.close()
                 with contextlib.suppress(DeviceError):
                     inp.open()
-                inp.failed_at = time.monotonic()
+                inp.failed_at = self.monotonic()
             if inp.overflows and not inp.overflow_reported:
                 inp.overflow_reported = True
                 self.log(f"{inp.label} dropped audio (the game loop fell behind)")

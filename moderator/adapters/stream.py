@@ -4,25 +4,28 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 
 class WatchedStream:
     """One PortAudio stream (set ``stream``) whose health is watched from the caller's thread.
 
-    Its callback must set ``last_callback`` (``time.monotonic()``); ``check`` then notices a stream that
+    Its callback must set ``last_callback`` (``self.monotonic()``); ``check`` then notices a stream that
     stopped, or went quiet for a while, without PortAudio telling us. Subclasses say what quiet means
-    (``STALLED``) and may do more when the stream fails (``fail``).
+    (``STALLED``) and may do more when the stream fails (``fail``). ``monotonic`` is ``time.monotonic``
+    but for tests, whose fake one jumps.
     """
 
     STALLED = "it moved no audio for {seconds:g} s (device lost?)"
     """Why a stream that went quiet failed; ``{seconds}`` is the stall time."""
 
-    def __init__(self) -> None:
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.monotonic = monotonic
         self.stream: Any = None
         self._closing = False  # closing on purpose: the stream's end is not a failure
         self.failure: str | None = None  # why the stream failed, while it has
-        self.failed_at = 0.0  # time.monotonic() of the failure, or of the last attempt to reopen
+        self.failed_at = 0.0  # monotonic() of the failure, or of the last attempt to reopen
         self.reported = False  # the failure has been logged
         self.last_callback = 0.0
 
@@ -42,13 +45,13 @@ class WatchedStream:
             return
         if not active:
             self.fail("the stream is no longer active (device lost?)")
-        elif time.monotonic() - self.last_callback > stall_after:
+        elif self.monotonic() - self.last_callback > stall_after:
             self.fail(self.STALLED.format(seconds=stall_after))
 
     def fail(self, reason: str) -> None:
         """Mark the stream failed (the first reason is kept)."""
         if self.failure is None:
-            self.failure, self.failed_at = reason, time.monotonic()
+            self.failure, self.failed_at = reason, self.monotonic()
 
     def close(self) -> None:
         """Stop and close the stream."""

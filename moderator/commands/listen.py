@@ -13,7 +13,7 @@ import numpy as np
 
 from moderator.commands.recognize import result
 from moderator.env import Environment
-from moderator.errors import DeviceError, RosterError
+from moderator.errors import UsageError
 from moderator.listening import add_recognizer_options, make_recognizer
 from moderator.mics import add_mic_options, check_names, new_endpointer, open_mics, wants_mics
 from moderator.ports import AudioIn, Clock, MicChunk, Recognizer
@@ -55,9 +55,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     roster = load_roster(args.roster) if args.roster else parse_names(args.players)
     if not roster:
-        raise RosterError("--players needs the players' names, comma separated: Alice,Bob,Carol")
+        raise UsageError("--players needs the players' names, comma separated: Alice,Bob,Carol")
     if not wants_mics(args):
-        raise DeviceError("name the microphones to check: --room-a-in and/or --room-b-in, or one shared --mic "
+        raise UsageError("name the microphones to check: --room-a-in and/or --room-b-in, or one shared --mic "
                           "('moderator devices' lists them)")
     grammar = load_grammar("en")
     if args.wake_word:

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from moderator.env import Environment
-from moderator.errors import RulesError
+from moderator.errors import UsageError
 from moderator.game.plan_view import render_plan
 from moderator.game.rules import HOSTAGE_TABLES, MAX_PLAYERS, MIN_PLAYERS, ROUND_COUNTS, GamePlan, plan_for
 from moderator.settings import GameOptions
@@ -103,7 +103,7 @@ def parse_durations(text: str) -> list[int]:
     try:
         return [int(part) for part in text.split(",")]
     except ValueError:
-        raise RulesError(
+        raise UsageError(
             f"--durations takes whole seconds separated by commas, e.g. 180,120,60; got {text!r}"
         ) from None
 

@@ -17,18 +17,19 @@ from moderator.adapters.clock import SystemClock
 from moderator.calibrate import measure_delays
 from moderator.commands.plan import add_plan_options, plan_from_args
 from moderator.env import Environment
-from moderator.errors import JournalError, RosterError
+from moderator.errors import JournalError, UsageError
 from moderator.game.engine import Engine
 from moderator.game.rules import split_rooms
 from moderator.game.state import GameState
 from moderator.journal import Journal, Saved, default_path
 from moderator.listening import add_recognizer_options, make_recognizer
+from moderator.live import LiveGame, Sink
 from moderator.mics import add_echo_options, add_mic_options, check_names, make_listener, open_mics, wants_mics
 from moderator.outputs import add_speech_options, open_output, schedule_from
-from moderator.play import EventLog, PlaySession
+from moderator.play import EventLog
 from moderator.ports import AudioIn, Clock, Recognizer
 from moderator.roster import check_roster, load_roster, parse_names
-from moderator.settings import Schedule
+from moderator.settings import LiveTiming, Schedule
 from moderator.speaking import Voice, make_voice
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import Grammar, load_grammar
@@ -84,37 +85,25 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def _run(args: argparse.Namespace, env: Environment, hearing: list[_Hearing]) -> int:
     journal = Journal(args.state or default_path())
-    grammar, catalog = None, None
     schedule = schedule_from(args)
-    voice: Voice | None = None
+    timing = LiveTiming()
     # A read-back of spoken hostage choices ('--read-back', with the recognizer options).
     engine_options = {"read_back": args.read_back} if getattr(args, "read_back", None) else {}
 
-    def build(saved: Saved) -> Engine:
-        engine = Engine(GameState.from_dict(saved.state), clock=SystemClock(saved.epoch), grammar=grammar,
-                        catalog=catalog, schedule=schedule, announcer=voice.speaker if voice is not None else None,
-                        **engine_options)
-        engine.subscribe(lambda e: _print_event(e, env))
-        if saved.events:
-            engine.subscribe(EventLog(Path(saved.events)))
-        if voice is not None:
-            voice.attach(engine)
-        return engine
+    def build(saved: Saved, clock: Clock) -> Engine:
+        """The game as saved, on the live game's clock (a resumed game, or one rebuilt after a bug)."""
+        return Engine(GameState.from_dict(saved.state), clock=clock, grammar=grammar, catalog=catalog,
+                      schedule=schedule, **engine_options)
 
     if args.resume:
         saved = journal.load()
         grammar, catalog = load_grammar("en"), load_catalog(saved.lang)
-        engine = build(saved)
+        epoch, lang, events = saved.epoch, saved.lang, Path(saved.events) if saved.events else None
+        engine = build(saved, SystemClock(saved.epoch))
+        sinks = _sinks(env, events)
         if engine.in_state("result"):
             raise JournalError(f"the saved game at {journal.path} is already over; start a new one")
         hearing.extend(_hear(args, env, engine.clock, grammar, engine.state.players))
-        voice = _speak(engine, args, env, schedule)
-        listeners = _listen(engine, hearing, args, env, voice)
-        if args.paused and engine.state.deadline is not None:
-            engine.pause_restored(engine.state.deadline - saved.saved_at)
-        engine.say("both", "restored")
-        engine.say_time_left("both")
-        epoch, lang, events = saved.epoch, saved.lang, Path(saved.events) if saved.events else None
     else:
         names = _roster(args)
         plan = plan_from_args(args, players=len(names))
@@ -126,47 +115,50 @@ def _run(args: argparse.Namespace, env: Environment, hearing: list[_Hearing]) ->
         epoch, lang, events = clock.epoch, args.lang, args.events
         engine = Engine.new(plan, {"A": a, "B": b}, clock=clock, grammar=grammar, catalog=catalog,
                             schedule=schedule, **engine_options)
-        engine.subscribe(lambda e: _print_event(e, env))
-        if events:
-            engine.subscribe(EventLog(events))
-        voice = _speak(engine, args, env, schedule)
-        listeners = _listen(engine, hearing, args, env, voice)
+        sinks = _sinks(env, events)
+    voice = _speak(engine, args, env, schedule, timing)
+    listeners = _listen(engine, hearing, args, env, voice)
+    game = LiveGame(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build, sinks=sinks, voice=voice,
+                    mics=hearing[0].mics if hearing else None, listener=listeners[0] if listeners else None,
+                    timing=timing, extra_alerts=alsa_log.alerts, err=env.stderr)
+    if args.resume:
+        if args.paused and engine.state.deadline is not None:
+            engine.pause_restored(engine.state.deadline - saved.saved_at)
+        engine.say("both", "restored")
+        engine.say_time_left("both")
+    else:
         engine.begin()
-    session = PlaySession(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build, err=env.stderr)
-    if voice is not None:
-        session.on_tick.append(voice.pump)
-    session.alerts = lambda: (voice.alerts() if voice is not None else []) + [
-        alert for h in hearing for alert in _mic_alerts(h.mics)] + alsa_log.alerts()
-    for h, listener in zip(hearing, listeners, strict=True):
-        session.mics = h.mics
-        session.listener = listener
+    for h in hearing:
         print(f"(listening: {_mic_names(h.mics.mics)}, with {h.recognizer.name}; typed commands work too)",
               file=env.stdout)
-    session.save()
+    game.save()
     print(f"(game saved to {journal.path} after every change)", file=env.stdout)
     try:
         if env.interactive:
-            asyncio.run(_tty_loop(session, env))
+            asyncio.run(_tty_loop(game, env))
         else:
-            _pipe_loop(session, env)
+            _pipe_loop(game, env)
     finally:
-        if voice is not None:
-            voice.finish()
-            voice.close()
-            voice.out.close()
-    if session.finished:
+        game.close()
+    if game.finished:
         print("Game over. Thanks for playing!", file=env.stdout)
     else:
         print(f"Game saved. Continue with: moderator play --resume --state {journal.path}", file=env.stdout)
     return 0
 
 
-def _speak(engine: Engine, args: argparse.Namespace, env: Environment, schedule: Schedule) -> Voice | None:
+def _sinks(env: Environment, events: Path | None) -> list[Sink]:
+    """Where the game's events go: the terminal, and the JSON Lines log if there is one (opened now)."""
+    return [lambda e: _print_event(e, env), *([EventLog(events)] if events else [])]
+
+
+def _speak(engine: Engine, args: argparse.Namespace, env: Environment, schedule: Schedule,
+           timing: LiveTiming) -> Voice | None:
     """Give the engine a voice if speakers or --audio-out were asked for, and render the set-up phrases."""
     out = open_output(args, engine.clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
     if out is None:
         return None
-    voice = make_voice(engine, out, tts=args.tts, cache_dir=args.cache_dir, live=True,
+    voice = make_voice(engine, out, tts=args.tts, cache_dir=args.cache_dir, live=True, timing=timing,
                        warn=lambda msg: print(f"moderator: warning: {msg}", file=env.stderr))
     report = voice.prerender(engine, schedule)
     print(f"(prepared {report.rendered + report.cached} phrases in {report.seconds:.2f} s)", file=env.stderr)
@@ -223,21 +215,12 @@ def _mic_names(mics: tuple[str | None, ...]) -> str:
     return "one microphone for both rooms" if mics == (None,) else " and ".join(f"room {m}" for m in mics)
 
 
-def _mic_alerts(mics: AudioIn) -> list[str]:
-    """What the host must see: microphones that have failed."""
-    return [
-        "the shared microphone is not working: type the commands" if mic is None
-        else f"room {mic}'s microphone is not working: type its commands as '{mic}: ...'"
-        for mic in sorted(mics.failed_mics, key=str)
-    ]
-
-
 def _roster(args: argparse.Namespace) -> list[str]:
     if args.roster:
         return load_roster(args.roster)
     if args.players:
         return check_roster(parse_names(args.players), source="--players", force=args.force)
-    raise RosterError("say who plays: --players Alice,Bob,... or --roster FILE (or --resume a saved game)")
+    raise UsageError("say who plays: --players Alice,Bob,... or --roster FILE (or --resume a saved game)")
 
 
 def _print_event(event: dict[str, Any], env: Environment) -> None:
@@ -250,19 +233,19 @@ def _print_event(event: dict[str, Any], env: Environment) -> None:
               flush=True)
 
 
-def _keyboard(session: PlaySession, line: str, env: Environment) -> bool:
+def _keyboard(game: LiveGame, line: str, env: Environment) -> bool:
     """Keyboard-only words. Returns False when the player asked to quit."""
     word = line.strip().lower()
     if word in ("quit", "exit"):
         return False
     if word == "status":
-        print(render_text(session.engine, alerts=session.alerts()), file=env.stdout, flush=True)
+        print(render_text(game.engine, alerts=game.alerts()), file=env.stdout, flush=True)
     else:
-        session.feed(line)
+        game.feed(line)
     return True
 
 
-def _pipe_loop(session: PlaySession, env: Environment) -> None:
+def _pipe_loop(game: LiveGame, env: Environment) -> None:
     """Lines from a pipe or file; timers keep firing between lines. With microphones, the game goes on
     listening after the input ends."""
     try:
@@ -271,32 +254,32 @@ def _pipe_loop(session: PlaySession, env: Environment) -> None:
         fd = None
     if fd is None:  # an in-memory stdin (tests): no waiting possible, just read it
         for line in env.stdin:
-            session.tick()
-            if not _keyboard(session, line, env) or session.finished:
+            game.tick()
+            if not _keyboard(game, line, env) or game.finished:
                 return
         return
     buffer = b""
     reading: list[int] = [fd]
-    while not session.finished:
+    while not game.finished:
         # Wake exactly when the next timer is due, so announcements start on time.
-        ready, _, _ = select.select(reading, [], [], session.wait_time(0.05))
-        session.tick()
+        ready, _, _ = select.select(reading, [], [], game.wait_time())
+        game.tick()
         if not ready:
             continue
         chunk = os.read(fd, 4096)
         if not chunk:
-            if session.mics is None:
+            if game.mics is None:
                 return
             reading = []  # the end of typed input: the microphones go on until the result or Ctrl-C
             continue
         buffer += chunk
         while b"\n" in buffer:
             raw, buffer = buffer.split(b"\n", 1)
-            if not _keyboard(session, raw.decode("utf-8", "replace"), env) or session.finished:
+            if not _keyboard(game, raw.decode("utf-8", "replace"), env) or game.finished:
                 return
 
 
-async def _tty_loop(session: PlaySession, env: Environment) -> None:
+async def _tty_loop(game: LiveGame, env: Environment) -> None:
     """An interactive terminal: a prompt with the live view of both rooms beneath it."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.formatted_text import ANSI
@@ -306,22 +289,23 @@ async def _tty_loop(session: PlaySession, env: Environment) -> None:
 
     async def ticker() -> None:
         while True:
-            session.tick()
-            await asyncio.sleep(session.wait_time(0.05))
+            game.tick()
+            await asyncio.sleep(game.wait_time())
 
     def toolbar() -> ANSI:
         width = os.get_terminal_size().columns if env.stdout.isatty() else 100
-        return ANSI(render_text(session.engine, width=width, color=True, alerts=session.alerts()))
+        return ANSI(render_text(game.engine, width=width, color=True, alerts=game.alerts()))
 
     with patch_stdout():
         task = asyncio.create_task(ticker())
         try:
-            while not session.finished:
+            while not game.finished:
                 try:
-                    line = await prompt.prompt_async("say> ", bottom_toolbar=toolbar, refresh_interval=0.25)
+                    line = await prompt.prompt_async("say> ", bottom_toolbar=toolbar,
+                                                     refresh_interval=game.timing.view_refresh)
                 except (EOFError, KeyboardInterrupt):
                     return
-                if not _keyboard(session, line, env):
+                if not _keyboard(game, line, env):
                     return
         finally:
             task.cancel()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from moderator.env import Environment
-from moderator.errors import ModeratorError, RosterError
+from moderator.errors import ModeratorError, UsageError
 from moderator.listening import add_recognizer_options, make_recognizer
 from moderator.roster import parse_names
 from moderator.speech.grammar import Grammar, NoParse, load_grammar
@@ -50,9 +50,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     """Recognize and print. An utterance that does not parse is a result (``rejected``), not an error: exit 0."""
     roster = parse_names(args.players)
     if not roster:
-        raise RosterError("--players needs the players' names, comma separated: Alice,Bob,Carol")
+        raise UsageError("--players needs the players' names, comma separated: Alice,Bob,Carol")
     if bool(args.files) == bool(args.text is not None):
-        raise ModeratorError("give WAV files or --text LINE (one of the two)")
+        raise UsageError("give WAV files or --text LINE (one of the two)")
     grammar = load_grammar(args.lang)
     results = []
     if args.text is not None:

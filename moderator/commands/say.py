@@ -6,7 +6,7 @@ import argparse
 
 from moderator.adapters.clock import SystemClock
 from moderator.env import Environment
-from moderator.errors import DeviceError
+from moderator.errors import UsageError
 from moderator.outputs import add_speech_options, open_output
 from moderator.speaking import voice_settings
 from moderator.speech.cache import RenderCache, default_cache_dir
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     clock = SystemClock()
     out = open_output(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr))
     if out is None:
-        raise DeviceError("say where: --room-a-out/--room-b-out DEVICE, --split-stereo DEVICE, or --audio-out DIR "
+        raise UsageError("say where: --room-a-out/--room-b-out DEVICE, --split-stereo DEVICE, or --audio-out DIR "
                           "(list devices with 'moderator devices')")
     from moderator.adapters.tts import make_synthesizer
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moderator.env import Environment
-from moderator.errors import ScenarioError
+from moderator.errors import UsageError
 from moderator.game.engine import Engine
 from moderator.listening import add_recognizer_options
 from moderator.mics import add_echo_options
@@ -59,9 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, env: Environment) -> int:
     """Run the scenario; write events (and audio); print the transcript."""
     if (args.noise is None) != (args.snr is None):
-        raise ScenarioError("--noise and --snr go together, e.g. --noise babble --snr 12")
+        raise UsageError("--noise and --snr go together, e.g. --noise babble --snr 12")
     if args.echo is not None and args.input != "voice":
-        raise ScenarioError("--echo is what the microphones hear: use it with --input voice")
+        raise UsageError("--echo is what the microphones hear: use it with --input voice")
     scenario = load_scenario(args.scenario)
     if args.seed is not None:
         scenario = replace(scenario, seed=args.seed)
