@@ -75,6 +75,8 @@ class Listener:
         self.recognizers: dict[str | None, Any] = {
             mic: recognizer.fork() if self.streaming else recognizer  # type: ignore[attr-defined]
             for mic in mics}
+        if self.streaming and callable(close := getattr(recognizer, "close", None)):
+            close()  # the forks decode: a decoding process of the original would sit idle (it restarts if used)
         self.endpointers = {mic: new_endpointer() for mic in mics}
         if echo is not None:
             for mic, endpointer in self.endpointers.items():

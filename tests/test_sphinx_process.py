@@ -82,7 +82,7 @@ def test_a_forked_recognizer_has_a_worker_of_its_own(clips, worker_recognizer) -
         fork.close()
 
 
-def test_a_killed_worker_is_replaced_with_its_words_and_grammars(clips, worker_recognizer) -> None:
+def test_a_killed_or_closed_worker_is_replaced_with_its_words_and_grammars(clips, worker_recognizer) -> None:
     before = _heard(worker_recognizer, clips[:1])
     proc = worker_recognizer._sphinx._proc
     assert proc is not None
@@ -90,6 +90,9 @@ def test_a_killed_worker_is_replaced_with_its_words_and_grammars(clips, worker_r
     proc.wait()
     assert _heard(worker_recognizer, clips[:1]) == before
     assert worker_recognizer._sphinx._proc is not proc
+    worker_recognizer.close()  # as a listener does once it has forked a recognizer per microphone
+    assert worker_recognizer._sphinx._proc is None
+    assert _heard(worker_recognizer, clips[:1]) == before
 
 
 def test_a_grammar_the_worker_refuses_is_an_error_and_is_not_replayed() -> None:
