@@ -161,20 +161,26 @@ def run_condition(cmds: list[Command], grammar: Grammar, recognizer: Any, say: C
             "delay_estimates": [round(e[2], 4) for e in path.estimates], "rows": results}
 
 
-def run(count: int = 48, seed: int = 0, canceller: str = "auto") -> dict[str, Any]:
-    """Every condition over the same commands (the first ``count`` of roster 0's, all voices)."""
+def run(count: int = 48, seed: int = 0, canceller: str = "auto", acoustic: str = "default",
+        conditions: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Every condition over the same commands (the first ``count`` of roster 0's, all voices), with pocketsphinx's
+    ``acoustic`` model (``--acoustic-model``); ``conditions``: only the labels given (and silence)."""
+    from moderator.acoustic import acoustic_model
     from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
 
     grammar = load_grammar("en")
     cmds = [c for c in commands(grammar, per_template=3, rosters=ROSTERS[:1], seed=seed)
             if c.intent not in ("confirm", "name_answer", "room_answer")][:count]
     say = moderator_voice()
-    recognizer = PocketsphinxRecognizer()
-    out: dict[str, Any] = {"commands": len(cmds), "voices": sorted({c.voice for c in cmds}), "conditions": {}}
+    recognizer = PocketsphinxRecognizer(acoustic_model(acoustic))
+    out: dict[str, Any] = {"commands": len(cmds), "voices": sorted({c.voice for c in cmds}), "acoustic_model": acoustic,
+                           "conditions": {}}
     plan = [("silence", None, None)]
     for ser in SERS:
         plan += [(f"{ser:g} dB echo, cancelled", ser, canceller), (f"{ser:g} dB echo, no cancellation", ser, None)]
     for label, ser, aec in plan:
+        if conditions is not None and label != "silence" and label not in conditions:
+            continue
         result = run_condition(cmds, grammar, recognizer, say, ser=ser, canceller=aec, seed=seed)
         out["conditions"][label] = result
         print(f"{label:32s} {result['right']:3d}/{result['n']}  echo RTF {result['echo_rtf']}", flush=True)
@@ -189,9 +195,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commands", type=int, default=48)
     parser.add_argument("--canceller", default="auto")
+    parser.add_argument("--acoustic-model", default="default", help="pocketsphinx's: default, party or a PATH")
+    parser.add_argument("--seed", type=int, default=0, help="which commands and voices (0: the suite's)")
+    parser.add_argument("--only", nargs="*", metavar="LABEL",
+                        help='conditions to run besides silence, e.g. "-6 dB echo, cancelled"')
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    report = run(args.commands, canceller=args.canceller)
+    report = run(args.commands, seed=args.seed, canceller=args.canceller, acoustic=args.acoustic_model,
+                 conditions=tuple(args.only) if args.only else None)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0

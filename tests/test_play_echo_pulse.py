@@ -146,16 +146,19 @@ def unexplained(events: list[dict[str, Any]], said: list[tuple[float, str, str]]
     return wrong
 
 
-#: The echo side holds on real devices: the reference is what the sound card played (SoundDeviceOut.written;
-#: tests/test_pulse_reference.py checks it against the sink across underruns), and the delay the game follows
-#: stays within 3 ms of the chirp's. What still fails, in 3-5 runs of 10 here (more while other jobs load the
-#: CPU), is the listening: (1) the utterance "what can I say" is closed during its last word (its audio stops at
-#: the word's full level, then padding; pocketsphinx aligns the word's end as silence and rejects it: confidence
-#: 0, absorbed -2 to -4 dB), or "start the game" is split in two; (2) right after "start the game"
-#: cuts the help list, a leftover of the list is taken for a command ("help", "repeat", "begin", 0.56-0.87);
-#: (3) an underrun while pocketsphinx holds the GIL (35-60 ms; the output buffer is 50 ms) leaves the
-#: reference right to 0.1-0.4 ms only, which throws a converged canceller off for half a second.
-@pytest.mark.xfail(strict=False, reason="flaky on the listening side (endpointing, leftovers after a cut); see above")
+class Missed(Exception):
+    """A player's command was not heard within the step's time."""
+
+
+#: Two things are checked here, and only one of them is a pass/fail property of a run:
+#: - the device path and the moderator's own voice: the chirp finds each loop, and nothing the moderator says,
+#:   through the speakers, the room and the canceller, is ever taken for a player (no command, no words heard,
+#:   no refusal, no "sorry" in room A, or in room B beyond what the player said). Any run that breaks this fails.
+#: - hearing the player over the moderator: a recognition rate, measured by `python -m benchmarks.barge_in` over
+#:   48 commands and 8 voices. One sentence said over the moderator can be missed (here about 1 run in 8, each a
+#:   low-confidence decode of the player's words over the help list's), so a run that misses one ends as an
+#:   expected failure, with what was missed, after the first property has been checked on everything so far.
+#:   When both commands are heard, each must have cut its phrase and been acted on at once.
 def test_players_are_heard_over_the_moderator_and_its_own_voice_is_not_taken_for_them(
     bench: PulseBench, tmp_path: Path
 ) -> None:
@@ -175,9 +178,14 @@ def test_players_are_heard_over_the_moderator_and_its_own_voice_is_not_taken_for
             assert not wrong, f"the moderator's own voice was taken for a player: {wrong}\n{play.report()}"
 
         def next_command(what: str, after: float) -> dict[str, Any]:
-            return play.wait(what, lambda: next(
-                (ev for ev in play.events() if ev["type"] == "command" and ev["t"] > after), None),
-                check=only_the_moderator_so_far)
+            try:
+                return play.wait(what, lambda: next(
+                    (ev for ev in play.events() if ev["type"] == "command" and ev["t"] > after), None),
+                    check=only_the_moderator_so_far)
+            except AssertionError as exc:
+                if str(exc).startswith(f"no {what} within"):
+                    raise Missed(str(exc).splitlines()[0]) from None
+                raise
 
         def say(words: str, intent: str) -> float:
             said.append((play.now(), words.lower(), intent))
@@ -212,6 +220,10 @@ def test_players_are_heard_over_the_moderator_and_its_own_voice_is_not_taken_for
             # What the microphones heard of it has gone through the endpointer and the recognizer by then.
             play.wait("the end of listening", lambda: play.now() >= round_start[-1]["end"] + SETTLE,
                       check=only_the_moderator_so_far)
+        except Missed as exc:
+            missed: Missed | None = exc
+        else:
+            missed = None
         finally:
             code = play.stop()
         runtime = time.monotonic() - started
@@ -219,6 +231,9 @@ def test_players_are_heard_over_the_moderator_and_its_own_voice_is_not_taken_for
     report = play.report()
     assert code == 130, report
     assert unexplained(got, said) == [], report
+    if missed is not None:
+        pytest.xfail(f"{missed} (said at {[round(t, 2) for t, _, _ in said]}); the moderator's own voice was never "
+                     f"taken for a player\n{report}")
     spoken_in_b = {ev["key"]: ev for ev in got if ev["type"] == "spoken" and ev["room"] == "B"}
     heard_b = [ev for ev in got if ev["type"] == "heard" and ev["room"] == "B" and ev["text"]]
     # Each command was heard while a phrase played in room B, and cut that phrase short.
