@@ -96,7 +96,7 @@ def test_a_game_rebuilt_after_an_internal_error_is_followed_by_every_part(
     def bug(key: str) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(old, "_say_left", bug)
+    monkeypatch.setattr(old.rounds, "_say_left", bug)
     clock.set(100.0)
     game.tick()
     game.feed("pause")

@@ -1,23 +1,46 @@
 """The rules of each command: check first (raising ``Refusal``), then return the change to apply.
 
-Every function here takes the engine, the command's slots and its room, and
-either raises ``Refusal`` (nothing has changed) or returns a zero-argument
-callable that applies the change. The engine emits the ``command`` event
-between the two, so the log reads command first, consequences after.
+Every rule here takes the game (anything with what ``Game`` lists: the Engine),
+the command's slots and its room, and either raises ``Refusal`` (nothing has
+changed) or returns a zero-argument callable that applies the change. The
+engine emits the ``command`` event between the two, so the log reads command
+first, consequences after. The reveal's rules are in ``reveal``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
-from moderator.game.state import RoomState, other
-
-if TYPE_CHECKING:
-    from moderator.game.engine import Engine
+from moderator.game.round_clock import RoundClock
+from moderator.game.state import ROOMS, GameState, RoomState, other
 
 Apply = Callable[[], None]
 Slots = dict[str, Any]
+
+
+class Game(Protocol):
+    """What the rules need from the game they judge; the Engine implements it (its docstrings say more)."""
+
+    state: GameState
+    rounds: RoundClock
+    #: True while the command being applied is to be read back before it locks (a spoken hostage choice).
+    reading_back: bool
+
+    @property
+    def can_undo(self) -> bool: ...
+    def undo(self) -> None: ...
+    def emit(self, type_: str, **fields: Any) -> dict[str, Any]: ...
+    def say(self, room: str, key: str, /, _text: str | None = None, **slots: Any) -> None: ...
+    def text(self, key: str, /, **slots: Any) -> str: ...
+    def names(self, players: Sequence[str]) -> str: ...
+    def count(self, word: str, n: int) -> str: ...
+    def help_text(self, room: str | None = None) -> str: ...
+    def fire(self, trigger: str) -> None: ...
+    def in_state(self, name: str) -> bool: ...
+    def set_leader(self, room: str, player: str, how: str) -> None: ...
+    def start_round(self, number: int) -> None: ...
+    def round_over(self) -> None: ...
 
 
 class Refusal(Exception):
@@ -29,19 +52,19 @@ class Refusal(Exception):
         self.slots = slots
 
 
-def _room(eng: Engine, room: str | None) -> RoomState:
+def _room(eng: Game, room: str | None) -> RoomState:
     if room is None:
         raise Refusal("refuse.which_room")
     return eng.state.rooms[room]
 
 
-def _in_room(eng: Engine, player: str, room: str, key: str = "refuse.wrong_room") -> None:
+def _in_room(eng: Game, player: str, room: str, key: str = "refuse.wrong_room") -> None:
     where = eng.state.room_of(player)
     if where != room:
         raise Refusal(key, player=player, their_room=where, room=room)
 
 
-def _no_leader_yet(eng: Engine, room: str) -> None:
+def _no_leader_yet(eng: Game, room: str) -> None:
     leader = eng.state.rooms[room].leader
     if leader is not None:
         raise Refusal("refuse.has_leader", room=room, leader=leader)
@@ -50,7 +73,7 @@ def _no_leader_yet(eng: Engine, room: str) -> None:
 # --- leaders -------------------------------------------------------------------------------
 
 
-def appoint(eng: Engine, slots: Slots, room: str | None) -> Apply:
+def appoint(eng: Game, slots: Slots, room: str | None) -> Apply:
     """A first leader, appointed by another player of the room."""
     _room(eng, room)
     assert room is not None
@@ -64,7 +87,7 @@ def appoint(eng: Engine, slots: Slots, room: str | None) -> Apply:
     return lambda: eng.set_leader(room, player, "appointed")
 
 
-def appoint_you(eng: Engine, slots: Slots, room: str | None) -> Apply:
+def appoint_you(eng: Game, slots: Slots, room: str | None) -> Apply:
     """ "I appoint you as leader": ask which room (shared mic), then who."""
     if room is None:
         def ask_room() -> None:
@@ -79,7 +102,7 @@ def appoint_you(eng: Engine, slots: Slots, room: str | None) -> Apply:
     return ask_name
 
 
-def room_answer(eng: Engine, slots: Slots, room: str | None) -> Apply:
+def room_answer(eng: Game, slots: Slots, room: str | None) -> Apply:
     """ "room A", the answer to "Which room?"."""
     if not eng.state.asked_room:
         raise Refusal("refuse.not_asked")
@@ -93,7 +116,7 @@ def room_answer(eng: Engine, slots: Slots, room: str | None) -> Apply:
     return apply
 
 
-def name_answer(eng: Engine, slots: Slots, room: str | None) -> Apply:
+def name_answer(eng: Game, slots: Slots, room: str | None) -> Apply:
     """A bare name, the answer to "Who is the new leader of room A?"."""
     player = slots["player"]
     asked = [r for r, s in eng.state.rooms.items() if s.asked_leader and (room is None or r == room)]
@@ -107,7 +130,7 @@ def name_answer(eng: Engine, slots: Slots, room: str | None) -> Apply:
     return lambda: eng.set_leader(target, player, "appointed")
 
 
-def offer(eng: Engine, slots: Slots, room: str | None) -> Apply:
+def offer(eng: Game, slots: Slots, room: str | None) -> Apply:
     """Abdication: the leader offers leadership to a player of the room."""
     leader, player = slots["leader"], slots["player"]
     state = _room(eng, room)
@@ -130,7 +153,7 @@ def offer(eng: Engine, slots: Slots, room: str | None) -> Apply:
     return apply
 
 
-def answer_offer(eng: Engine, slots: Slots, room: str | None, accepted: bool) -> Apply:
+def answer_offer(eng: Game, slots: Slots, room: str | None, accepted: bool) -> Apply:
     """The offered player accepts or refuses."""
     player = slots["player"]
     state = _room(eng, room)
@@ -149,7 +172,7 @@ def answer_offer(eng: Engine, slots: Slots, room: str | None, accepted: bool) ->
     return apply
 
 
-def usurp(eng: Engine, slots: Slots, room: str | None) -> Apply:
+def usurp(eng: Game, slots: Slots, room: str | None) -> Apply:
     """More than half of the room points at one player, who becomes leader."""
     votes, player = int(slots["votes"]), slots["player"]
     state = _room(eng, room)
@@ -170,10 +193,10 @@ def usurp(eng: Engine, slots: Slots, room: str | None) -> Apply:
 # --- end of round --------------------------------------------------------------------------
 
 
-def ready(eng: Engine, slots: Slots, room: str | None) -> Apply:
+def ready(eng: Game, slots: Slots, room: str | None) -> Apply:
     """No-timer variant: a leader says the room is ready to end the round."""
     target = slots["room"]
-    if eng.round_seconds() is not None:
+    if eng.rounds.seconds() is not None:
         raise Refusal("refuse.ready_timed")
     state = eng.state.rooms[target]
     if state.leader is None:
@@ -189,7 +212,7 @@ def ready(eng: Engine, slots: Slots, room: str | None) -> Apply:
     return apply
 
 
-def hostages(eng: Engine, slots: Slots, room: str | None) -> Apply:
+def hostages(eng: Game, slots: Slots, room: str | None) -> Apply:
     """A leader names the round's hostages; the choice locks at once, or after a "yes" when read back."""
     players: list[str] = list(slots["players"])
     state = _room(eng, room)
@@ -205,60 +228,105 @@ def hostages(eng: Engine, slots: Slots, room: str | None) -> Apply:
     dupes = sorted({p for p in players if players.count(p) > 1})
     if dupes:
         raise Refusal("refuse.hostage_twice", player=dupes[0])
-    due = eng.hostages_due()
+    due = eng.rounds.hostages_due()
     if len(players) != due:
         raise Refusal("refuse.hostage_count", room=room, due=eng.count("hostage", due), named=len(players))
     if eng.reading_back:
-        return lambda: eng.read_back_hostages(room, players)
-    return lambda: eng.lock_hostages(room, players)
+        return lambda: _read_back(eng, room, players)
+    return lambda: _lock_hostages(eng, room, players)
 
 
-def met(eng: Engine, slots: Slots, room: str | None) -> Apply:
-    """The leaders have met: the next round's timer starts, then the exchange."""
-    return eng.leaders_met
+def _read_back(eng: Game, room: str, players: list[str]) -> None:
+    """Say a heard hostage choice back; it locks on "yes" (``confirm``)."""
+    eng.state.rooms[room].pending = players
+    eng.state.awaiting = room
+    eng.say(room, "hostages.read_back", room=room, players=eng.names(players))
 
 
-# --- reveal --------------------------------------------------------------------------------
+def confirm(eng: Game, slots: Slots, room: str | None) -> Apply:
+    """ "yes"/"no": answers the read-back of ``room``'s hostages (a shared mic: the last one read back)."""
+    room = room or eng.state.awaiting
+    players = eng.state.rooms[room].pending if room is not None else None
+    if room is None or players is None:
+        raise Refusal("refuse.nothing_to_confirm")
+    if slots["answer"] == "yes":
+        return lambda: _lock_hostages(eng, room, players)
+
+    def choose_again() -> None:
+        eng.state.rooms[room].pending = None
+        eng.state.awaiting = None
+        eng.say(room, "hostages.again", room=room, hostages=eng.count("hostage", eng.rounds.hostages_due()))
+    return choose_again
 
 
-def predict(eng: Engine, slots: Slots, room: str | None) -> Apply:
-    """The Gambler predicts the winning team before anyone else reveals."""
-    team = slots["team"]
+def _lock_hostages(eng: Game, room: str, players: list[str]) -> None:
+    """Lock a room's hostage choice; when both are locked, send the leaders to parley."""
+    eng.state.rooms[room].hostages = players
+    eng.state.rooms[room].pending = None
+    if eng.state.awaiting == room:
+        eng.state.awaiting = None
+    eng.fire(f"hostages_{room}")
+    eng.emit("hostages", room=room, players=players)
+    eng.say(room, "hostages.locked", players=eng.names(players))
+    if all(r.hostages is not None for r in eng.state.rooms.values()):
+        eng.fire("all_locked")
+        eng.say("both", "parley.last" if eng.rounds.last() else "parley")
 
-    def apply() -> None:
-        eng.state.prediction = team
-        eng.fire("predict")
-        eng.say("both", "reveal.predicted", team=eng.text(f"team.{team}"))
+
+def met(eng: Game, slots: Slots, room: str | None) -> Apply:
+    """The leaders have met: the next round's timer starts, then the exchange (``leaders_met``)."""
+    return lambda: leaders_met(eng)
+
+
+def leaders_met(eng: Game) -> None:
+    """The parley is over: start the next round's timer, then exchange the hostages (after the last round:
+    the game is over, on to the reveal)."""
+    eng.fire("met")
+    last = eng.rounds.last()
+    if not last:
+        eng.start_round(eng.state.round + 1)
+    rooms = eng.state.rooms
+    to_a, to_b = list(rooms["B"].hostages or []), list(rooms["A"].hostages or [])
+    rooms["A"].members = [p for p in rooms["A"].members if p not in to_b] + to_a
+    rooms["B"].members = [p for p in rooms["B"].members if p not in to_a] + to_b
+    for r in rooms.values():
+        r.hostages = None
+    eng.emit("exchange", to_A=to_a, to_B=to_b)
+    eng.say("both", "exchange")
+    # One line per hostage, said in the room they leave: each can be rendered before the game.
+    for player in to_b:
+        eng.say("A", "exchange.player", player=player, room="B")
+    for player in to_a:
+        eng.say("B", "exchange.player", player=player, room="A")
+    if not last:
+        eng.fire("next_round")
+        return
+    eng.fire("end_game")
+    eng.emit("game_over", rooms={r: list(rooms[r].members) for r in ROOMS})
+    eng.say("both", "game.over")
+    if eng.state.plan["deck"].get("gambler"):
+        eng.fire("ask_gambler")
+        eng.say("both", "reveal.gambler_buried" if eng.state.plan["buried"] else "reveal.gambler")
+    else:
+        eng.fire("ask_reveal")
         eng.say("both", "reveal.everyone")
-    return apply
 
 
-def reveal(eng: Engine, slots: Slots, room: str | None) -> Apply:
-    """The players tell the moderator who holds the President and the Bomber."""
-    role, player = slots["role"], slots["player"]
-    other_role = "bomber" if role == "president" else "president"
-    if getattr(eng.state, other_role) == player:
-        raise Refusal("refuse.same_card", player=player, role=eng.text(f"role.{other_role}"))
-
-    def apply() -> None:
-        if eng.in_state("prediction"):
-            eng.fire("reveal_role")  # the Gambler was buried: no prediction
-        setattr(eng.state, role, player)
-        eng.say("both", "reveal.noted", role=eng.text(f"role.{role}"), player=player,
-                room=eng.state.room_of(player))
-        if eng.state.president and eng.state.bomber:
-            eng.decide()
-    return apply
+# --- questions and undo --------------------------------------------------------------------
 
 
-# --- questions -----------------------------------------------------------------------------
+def check_undo(eng: Game, slots: Slots, room: str | None) -> Apply:
+    """ "undo": refused when nothing can be taken back; else the undo."""
+    if not eng.can_undo:
+        raise Refusal("refuse.nothing_to_undo")
+    return eng.undo
 
 
-def query(eng: Engine, slots: Slots, room: str | None, intent: str) -> Apply:
+def query(eng: Game, slots: Slots, room: str | None, intent: str) -> Apply:
     """Questions that change nothing: time left, repeat, help."""
     where = room or "both"
     if intent == "time":
-        return lambda: eng.say_time_left(where)
+        return lambda: eng.rounds.say_time_left(where)
     if intent == "repeat":
         said = eng.state.last_said.get(where)
         if said is None:
@@ -267,7 +335,7 @@ def query(eng: Engine, slots: Slots, room: str | None, intent: str) -> Apply:
     return lambda: eng.say(where, "help", commands=eng.help_text())
 
 
-def room_of_command(eng: Engine, intent: str, slots: Slots, mic_room: str | None) -> str | None:
+def room_of_command(eng: Game, intent: str, slots: Slots, mic_room: str | None) -> str | None:
     """The room a command is about: the mic's room, else the room of the names said.
 
     Raises Refusal when names of both rooms are mixed, or a name is in the

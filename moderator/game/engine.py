@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from moderator.game import actions
+from moderator.game import actions, hints, reveal
 from moderator.game.actions import Refusal
+from moderator.game.phrase import Phrase
 from moderator.game.round_clock import RoundClock
 from moderator.game.rules import GamePlan
 from moderator.game.state import ROOMS, GameState, RoomState
@@ -16,7 +17,7 @@ from moderator.ports import Announcer, Clock
 from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog
 from moderator.speech.grammar import Grammar, NoParse, Parsed
-from moderator.timers import Scheduler, Timer
+from moderator.timers import Scheduler
 
 Event = dict[str, Any]
 Listener = Callable[[Event], None]
@@ -34,15 +35,15 @@ _ACTIONS: dict[str, Callable[..., actions.Apply]] = {
     "ready": actions.ready,
     "hostages": actions.hostages,
     "met": actions.met,
-    "pause": lambda eng, slots, room: eng.pause,
-    "resume": lambda eng, slots, room: eng.resume,
+    "pause": lambda eng, slots, room: eng.rounds.pause,
+    "resume": lambda eng, slots, room: eng.rounds.resume,
     "time": partial(actions.query, intent="time"),
     "repeat": partial(actions.query, intent="repeat"),
     "help": partial(actions.query, intent="help"),
-    "undo": lambda eng, slots, room: eng.check_undo(),
-    "confirm": lambda eng, slots, room: eng.confirm(slots, room),
-    "predict": actions.predict,
-    "reveal": actions.reveal,
+    "undo": actions.check_undo,
+    "confirm": actions.confirm,
+    "predict": reveal.predict,
+    "reveal": reveal.reveal,
 }
 #: Commands that "undo" can take back (until something locks).
 _UNDOABLE = {"appoint", "name_answer", "offer", "accept", "refuse", "usurp", "ready"}
@@ -59,8 +60,12 @@ class _Flow:
     state: str | list[str]
 
 
-class Engine(RoundClock):
-    """Runs one game. Feed it commands (``handle_text``) and time (``tick``); listen to its events."""
+class Engine:
+    """Runs one game. Feed it commands (``handle_text``) and time (``tick``); listen to its events.
+
+    It is what the rules of the commands (``actions.Game``), the hints (``hints.Situation``) and its round clock
+    (``round_clock.RoundHost``) need of a game; each of those modules names only that much of it.
+    """
 
     def __init__(
         self,
@@ -91,6 +96,8 @@ class Engine(RoundClock):
         self.flow.gambler_may_be_buried = lambda: bool(self.state.plan["buried"])  # type: ignore[attr-defined]
         self.chart.build(self.flow, initial=state.machine)
         self.timers = Scheduler()
+        #: The round's plan, deadline, pause, and the phrases its timers say (their timers are in ``timers``).
+        self.rounds = RoundClock(self, clock=clock, catalog=catalog, schedule=self.schedule, timers=self.timers)
         self.version = 0
         #: While a timer fires: its due time, added to the announcements it causes as ``scheduled``.
         self._scheduled: float | None = None
@@ -99,10 +106,10 @@ class Engine(RoundClock):
         self._asking: str | None = None
         self._listeners: list[Listener] = []
         self._undo: list[GameState] = []
-        self._schedule_round()
+        self.rounds.reschedule()
 
     @classmethod
-    def new(cls, plan: GamePlan, rooms: dict[str, Sequence[str]], **kwargs: Any) -> Engine:
+    def new(cls, plan: GamePlan, rooms: Mapping[str, Sequence[str]], **kwargs: Any) -> Engine:
         """A game in set-up with the given plan and rooms."""
         players = [p for r in ROOMS for p in rooms[r]]
         state = GameState(
@@ -148,6 +155,10 @@ class Engine(RoundClock):
         self.emit("announce", room=room, key=key, text=text, **extra)
         if self.announcer is not None:
             self.announcer.announce(room, key, text, self._scheduled)
+
+    def say_phrase(self, room: str, phrase: Phrase) -> None:
+        """Announce a phrase given as a value."""
+        self.say(room, phrase.key, **phrase.slots)
 
     def names(self, players: Sequence[str]) -> str:
         """ "Bob", "Bob and Carol", "Bob, Carol and Dave"."""
@@ -210,8 +221,7 @@ class Engine(RoundClock):
         self.reading_back = self.read_back == "always" or (self.read_back == "spoken" and spoken)
         try:
             where = actions.room_of_command(self, parsed.intent, parsed.slots, room)
-            trigger = self.chart.intents[parsed.intent].format(room=where or "A")
-            if not self.flow.may_trigger(trigger):  # type: ignore[attr-defined]
+            if not self.may(parsed.intent, where or "A"):
                 raise self._not_now(parsed.intent, where)
             apply = _ACTIONS[parsed.intent](self, parsed.slots, where)
         except Refusal as refusal:
@@ -242,16 +252,13 @@ class Engine(RoundClock):
         situation = self.text(f"situation.{leaf if top == 'round' else top}")
         return Refusal("refuse.not_now", action=self.text(f"action.{intent}"), situation=situation)
 
+    def may(self, intent: str, room: str) -> bool:
+        """True when ``intent``, about ``room``, fits the statechart's state now."""
+        return self.flow.may_trigger(self.chart.intents[intent].format(room=room))  # type: ignore[attr-defined]
+
     def allowed_intents(self) -> list[str]:
         """The intents that fit the current phase (what a recognizer should listen for now)."""
-        asked = self.state.asked_room or any(r.asked_leader for r in self.state.rooms.values())
-        hidden = (set() if asked else {"name_answer", "room_answer"}) | (
-            set() if any(r.pending for r in self.state.rooms.values()) else {"confirm"})
-        return [
-            intent for intent, trigger in self.chart.intents.items()
-            if intent not in hidden
-            and any(self.flow.may_trigger(trigger.format(room=r)) for r in ROOMS)  # type: ignore[attr-defined]
-        ]
+        return hints.allowed_intents(self)
 
     def help_text(self, room: str | None = None) -> str:
         """Example phrasings of the 3 to 5 commands that fit now, most useful first, for ``room`` (default:
@@ -259,33 +266,8 @@ class Engine(RoundClock):
         return self.catalog.join([self.text(f"example.{i}") for i in self.helpful_intents(room or self._asking)])
 
     def helpful_intents(self, room: str | None = None) -> list[str]:
-        """The 3 to 5 intents most worth suggesting now in ``room`` (None: either room), best first: the
-        answer the moderator waits for, then what moves the game on, then questions; fewer when fewer fit."""
-        s = self.state
-        rooms = [s.rooms[room]] if room in ROOMS else list(s.rooms.values())
-        led, timed = all(r.leader is not None for r in rooms), s.deadline is not None
-        wanted = [intent for intent, waiting in (
-            ("confirm", any(r.pending for r in rooms)), ("room_answer", s.asked_room),
-            ("name_answer", any(r.asked_leader for r in rooms))) if waiting]
-        if self.in_state("round.running"):
-            offer = any(r.offer for r in rooms)
-            wanted += (["accept", "refuse"] if offer else []) + ([] if led else ["appoint"])
-            wanted += ["time", "pause"] if timed else (["ready"] if led else []) + ["pause"]
-            wanted += ([] if offer or not led else ["offer"]) + (["usurp"] if led else [])
-        elif self.in_state("round.paused"):
-            wanted += ["resume", "time"]
-        elif self.in_state("hostages"):
-            wanted += ([] if led else ["appoint"]) + ["hostages", "time"]
-        else:
-            wanted += ["start", "met", "predict", "reveal"]
-        wanted += ["undo"] if self._undo else []
-        fits = set(self.allowed_intents())
-        if room in ROOMS:  # what only the other room may do now is no help here
-            fits = {i for i in fits
-                    if self.flow.may_trigger(self.chart.intents[i].format(room=room))}  # type: ignore[attr-defined]
-        chosen = list(dict.fromkeys(i for i in wanted if i in fits))
-        chosen += [i for i in ("repeat", "help") if i in fits and i not in chosen][: max(0, 3 - len(chosen))]
-        return chosen[:5]
+        """The 3 to 5 intents most worth suggesting now in ``room`` (None: either room), best first."""
+        return hints.helpful_intents(self, room)
 
     # --- game steps --------------------------------------------------------------------------
 
@@ -303,76 +285,45 @@ class Engine(RoundClock):
         1 then; without one (text), it starts now.
         """
         self.timers.cancel("start")
-        at = self._quiet_at(self.clock.now())
-        if at is None:
-            self._round_one()
-        else:
-            self.timers.at(at if at != float("inf") else self.clock.now() + _RECHECK, "start", group="start")
+        self._start_when_quiet(self.clock.now())
 
-    def _quiet_at(self, moment: float) -> float | None:
-        """When the announcer will have finished speaking, if that is after ``moment`` (None: by then)."""
+    def _start_when_quiet(self, moment: float) -> None:
+        """Start round 1 if the moderator is quiet at ``moment``; else set the ``start`` timer to try again."""
         idle_at = getattr(self.announcer, "idle_at", None)
         at = None if idle_at is None else idle_at()
-        return at if at is not None and at > max(moment, self.clock.now()) + 1e-6 else None
-
-    def _round_one(self) -> None:
-        self.fire("start")
-        self._start_round(1)
-
-    def _fire_timer(self, timer: Timer) -> None:
-        if timer.name != "start":
-            super()._fire_timer(timer)
-        elif self.in_state("briefing"):
-            at = self._quiet_at(timer.due)
-            if at is None:
-                self._round_one()
-            else:  # more was said meanwhile, or a phrase is still rendering (inf)
-                # Later than the timer itself, so a tick handling timers ahead of time cannot loop on it.
-                self.timers.at(at if at != float("inf") else timer.due + _RECHECK, "start", group="start")
-
-    def round_seconds(self) -> int | None:
-        """The current round's duration (None in the no-timer variant)."""
-        return self._round_spec()["seconds"]
+        if at is None or at <= max(moment, self.clock.now()) + 1e-6:
+            self.fire("start")
+            self.start_round(1)
+        else:  # more was said meanwhile, or a phrase is still rendering (inf)
+            # Later than ``moment``, so a tick handling timers ahead of time cannot loop on it.
+            self.timers.at(at if at != float("inf") else moment + _RECHECK, "start", group="start")
 
     def hostages_due(self) -> int:
         """Hostages each room sends this round."""
-        return int(self._round_spec()["hostages"])
+        return self.rounds.hostages_due()
 
-    def _round_spec(self) -> dict[str, Any]:
-        return self.state.plan["rounds"][max(self.state.round, 1) - 1]
-
-    def last_round(self) -> bool:
-        """True in the game's final round."""
-        return self.state.round >= len(self.state.plan["rounds"])
-
-    def _start_round(self, number: int) -> None:
+    def start_round(self, number: int) -> None:
+        """Round ``number`` starts: its clock runs from now, and it is announced."""
         s = self.state
-        s.round, s.fired, s.remaining = number, [], None
+        s.round = number
         for room in s.rooms.values():
             room.no_giveback, room.offer, room.ready = None, None, False
-        seconds = self.round_seconds()
         # Round 1 may start from a timer (after the briefing), handled a little ahead: its own time counts.
-        now = self.clock.now() if self._scheduled is None else self._scheduled
-        s.deadline = None if seconds is None else now + seconds
+        self.rounds.start(self.clock.now() if self._scheduled is None else self._scheduled)
         due = self.hostages_due()
-        self.emit("round_start", round=number, seconds=seconds, hostages={r: due for r in ROOMS})
-        self._schedule_round()
-        if seconds is None:
-            self.say("both", "round.start_untimed", round=number, hostages=self.count("hostage", due))
-        else:
-            self.say("both", "round.start", round=number, duration=self.catalog.duration(seconds),
-                     hostages=self.count("hostage", due))
+        self.emit("round_start", round=number, seconds=self.rounds.seconds(), hostages={r: due for r in ROOMS})
+        self.rounds.reschedule()
+        self.rounds.say_cue("start")
 
     def round_over(self) -> None:
         """Time is up (or both rooms are ready): hostage selection."""
-        self.timers.cancel("round")
-        self.state.deadline = self.state.remaining = None
+        self.rounds.stop()
         for room in self.state.rooms.values():
             room.offer = None
         self._undo.clear()
         self.fire("time_up")
         self.emit("round_end", round=self.state.round)
-        self.say("both", "time.over", round=self.state.round)
+        self.rounds.say_cue("time_up")
         due = self.count("hostage", self.hostages_due())
         for name, room in self.state.rooms.items():
             if room.leader is None:
@@ -380,78 +331,10 @@ class Engine(RoundClock):
             else:
                 self.say(name, "hostages.due", room=name, leader=room.leader, hostages=due)
 
-    def read_back_hostages(self, room: str, players: list[str]) -> None:
-        """Say a heard hostage choice back; it locks on "yes" (``confirm``)."""
-        self.state.rooms[room].pending = players
-        self.state.awaiting = room
-        self.say(room, "hostages.read_back", room=room, players=self.names(players))
-
-    def lock_hostages(self, room: str, players: list[str]) -> None:
-        """Lock a room's hostage choice; when both are locked, send the leaders to parley."""
-        self.state.rooms[room].hostages = players
-        self.state.rooms[room].pending = None
-        if self.state.awaiting == room:
-            self.state.awaiting = None
-        self.fire(f"hostages_{room}")
-        self.emit("hostages", room=room, players=players)
-        self.say(room, "hostages.locked", players=self.names(players))
-        if all(r.hostages is not None for r in self.state.rooms.values()):
-            self.fire("all_locked")
-            self.say("both", "parley.last" if self.last_round() else "parley")
-
-    def leaders_met(self) -> None:
-        """The parley is over: start the next round's timer, then exchange the hostages."""
-        self.fire("met")
-        last = self.last_round()
-        if not last:
-            self._start_round(self.state.round + 1)
-        rooms = self.state.rooms
-        to_a, to_b = list(rooms["B"].hostages or []), list(rooms["A"].hostages or [])
-        rooms["A"].members = [p for p in rooms["A"].members if p not in to_b] + to_a
-        rooms["B"].members = [p for p in rooms["B"].members if p not in to_a] + to_b
-        for r in rooms.values():
-            r.hostages = None
-        self.emit("exchange", to_A=to_a, to_B=to_b)
-        self.say("both", "exchange")
-        # One line per hostage, said in the room they leave: each can be rendered before the game.
-        for player in to_b:
-            self.say("A", "exchange.player", player=player, room="B")
-        for player in to_a:
-            self.say("B", "exchange.player", player=player, room="A")
-        if not last:
-            self.fire("next_round")
-            return
-        self.fire("end_game")
-        self.emit("game_over", rooms={r: list(rooms[r].members) for r in ROOMS})
-        self.say("both", "game.over")
-        if self.state.plan["deck"].get("gambler"):
-            self.fire("ask_gambler")
-            self.say("both", "reveal.gambler_buried" if self.state.plan["buried"] else "reveal.gambler")
-        else:
-            self.fire("ask_reveal")
-            self.say("both", "reveal.everyone")
-
-    def decide(self) -> None:
-        """Both cards are known: announce the winner."""
-        s = self.state
-        where_p, where_b = s.room_of(s.president or ""), s.room_of(s.bomber or "")
-        s.winner = "red" if where_p == where_b else "blue"
-        result: dict[str, Any] = {"winner": s.winner, "president": s.president, "bomber": s.bomber,
-                                  "rooms": {r: list(s.rooms[r].members) for r in ROOMS}}
-        if s.prediction is not None:
-            result["gambler"] = "right" if s.prediction == s.winner else "wrong"
-        self.fire("decide")
-        self.emit("result", **result)
-        key = "result.red" if s.winner == "red" else "result.blue"
-        self.say("both", key, president=s.president, bomber=s.bomber, room_p=where_p, room_b=where_b)
-        if s.prediction is not None:
-            self.say("both", f"result.gambler_{result['gambler']}", team=self.text(f"team.{s.prediction}"))
-
-    def check_undo(self) -> actions.Apply:
-        """Refuse "undo" when nothing can be taken back; else return the undo."""
-        if not self._undo:
-            raise Refusal("refuse.nothing_to_undo")
-        return self.undo
+    @property
+    def can_undo(self) -> bool:
+        """True when "undo" has a change to take back."""
+        return bool(self._undo)
 
     def undo(self) -> None:
         """Take back the last change that is not locked."""
@@ -464,22 +347,40 @@ class Engine(RoundClock):
                 self.emit("leader", room=room, player=self.state.rooms[room].leader, how="undone")
         self.say("both", "undone")
 
-    def confirm(self, slots: dict[str, Any], room: str | None) -> actions.Apply:
-        """ "yes"/"no": answers the read-back of ``room``'s hostages (a shared mic: the last one read back)."""
-        room = room or self.state.awaiting
-        players = self.state.rooms[room].pending if room is not None else None
-        if room is None or players is None:
-            raise Refusal("refuse.nothing_to_confirm")
-        if slots["answer"] == "yes":
-            return lambda: self.lock_hostages(room, players)
+    # --- time ----------------------------------------------------------------------------------
 
-        def choose_again() -> None:
-            self.state.rooms[room].pending = None
-            self.state.awaiting = None
-            self.say(room, "hostages.again", room=room, hostages=self.count("hostage", self.hostages_due()))
-        return choose_again
+    def next_due(self) -> float | None:
+        """When the next timer fires (None: nothing scheduled)."""
+        return self.timers.next_due()
+
+    def tick(self, lead: float = 0.0) -> None:
+        """Fire every timer due now, in order; with ``lead``, also those due within ``lead`` seconds.
+
+        A live loop passes a small lead so that a timer's announcement reaches the speaker before its
+        time and its audio starts exactly then; events still carry the timer's own time.
+        """
+        while (timer := self.timers.pop_next(self.clock.now() + lead)) is not None:
+            self._scheduled = timer.due
+            try:
+                if timer.name != "start":
+                    self.rounds.on_timer(timer)
+                elif self.in_state("briefing"):
+                    self._start_when_quiet(timer.due)
+            finally:
+                self._scheduled = None
+
+    def time_left(self) -> float | None:
+        """Seconds left in the running or paused round; None when untimed or no round runs."""
+        return self.rounds.time_left()
+
+    def say_time_left(self, room: str) -> None:
+        """Answer "how much time is left" in ``room``."""
+        self.rounds.say_time_left(room)
+
+    def pause_restored(self, remaining: float) -> None:
+        """After a crash, pause the running round with the time it had when it died."""
+        self.rounds.pause_restored(remaining)
 
     def snapshot(self) -> dict[str, Any]:
         """The state to journal."""
         return self.state.to_dict()
-

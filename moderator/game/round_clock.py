@@ -1,129 +1,220 @@
-"""The round's clock: pause and resume, the time left, and the timers that speak as a round runs."""
+"""A round's clock: the round as planned, what it says on its own and when (its cues), pause, time left."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
-from moderator.timers import Scheduler, Timer
+from moderator.game.phrase import Phrase
+from moderator.game.state import ROOMS
 
 if TYPE_CHECKING:
     from moderator.game.state import GameState
     from moderator.ports import Clock
     from moderator.settings import Schedule
     from moderator.speech.catalog import Catalog
+    from moderator.timers import Scheduler, Timer
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A phrase a round says on its own: when it starts, or on one of its timers."""
+
+    name: str
+    """``start`` (said as the round starts), or the round's timer that says it: ``warn``, ``count``, ``nag`` or
+    ``time_up`` (time's up is also said when both rooms are ready, in an untimed round)."""
+    seconds: int | None
+    """When its timer fires, in seconds before the end of the round (None: ``start``, no timer)."""
+    room: str
+    """Where it is said: ``A``, ``B`` or ``both``."""
+    phrase: Phrase
+    leaderless: bool = False
+    """Said only if ``room`` still has no leader when the timer fires (the reminder to appoint one)."""
+
+
+def round_cues(catalog: Catalog, schedule: Schedule, spec: Mapping[str, Any]) -> list[Cue]:
+    """Everything round ``spec`` (an item of a plan's ``rounds``) says on its own, in the order its timers are
+    set: its start, the time warnings, the countdown, the reminder to appoint a leader (round 1), time's up.
+
+    This is the one list of them: the round's clock sets its timers and says its phrases from it, and the
+    phrases known before the game (``moderator.speech.prerender``) are rendered from it.
+    """
+    number, seconds = spec["round"], spec["seconds"]
+    hostages = catalog.count("hostage", spec["hostages"])
+    time_up = Cue("time_up", 0, "both", Phrase("time.over", {"round": number}))
+    if seconds is None:
+        return [Cue("start", None, "both", Phrase("round.start_untimed", {"round": number, "hostages": hostages})),
+                time_up]
+    duration = catalog.duration(seconds)
+    cues = [Cue("start", None, "both", Phrase("round.start", {"round": number, "duration": duration,
+                                                                  "hostages": hostages}))]
+    cues += [Cue("warn", mark, "both", Phrase("time.warning", {"left": catalog.duration(mark)}))
+             for mark in dict.fromkeys(schedule.warnings)]
+    cues += [Cue("count", n, "both", Phrase("time.count", {"n": n})) for n in range(schedule.countdown, 0, -1)]
+    if number == 1 and schedule.leader_nag:
+        cues += [Cue("nag", schedule.leader_nag, room, Phrase("leader.nag", {"room": room}), leaderless=True)
+                 for room in ROOMS]
+    return [*cues, time_up]
+
+
+class RoundHost(Protocol):
+    """What a round's clock needs from the game that holds it (the Engine)."""
+
+    state: GameState
+
+    def say_phrase(self, room: str, phrase: Phrase) -> None:
+        """Announce ``phrase`` in room A, B or both."""
+        ...
+
+    def fire(self, trigger: str) -> None:
+        """Fire a statechart trigger."""
+        ...
+
+    def in_state(self, name: str) -> bool:
+        """True when statechart state ``name`` (or one nested in it) is active."""
+        ...
+
+    def round_over(self) -> None:
+        """Time is up: on to the hostages."""
+        ...
 
 
 class RoundClock:
-    """Part of the Engine: everything about the running round's time. Time comes only from ``clock``."""
+    """The Engine's round clock: the current round's plan, its deadline, its timers and what they say.
 
-    state: GameState
-    clock: Clock
-    catalog: Catalog
-    schedule: Schedule
-    timers: Scheduler
-    _scheduled: float | None
+    It keeps no state of its own: the deadline, the time left while paused and the timers already said are in
+    the game's ``state`` (so they are journaled), and its timers are in the game's scheduler, group ``round``.
+    Time comes only from ``clock``.
+    """
 
-    # Provided by the Engine.
-    def say(self, room: str, key: str, /, _text: str | None = None, **slots: Any) -> None: ...
-    def fire(self, trigger: str) -> None: ...
-    def in_state(self, name: str) -> bool: ...
-    def round_over(self) -> None: ...
+    def __init__(self, game: RoundHost, *, clock: Clock, catalog: Catalog, schedule: Schedule,
+                 timers: Scheduler) -> None:
+        self.game = game
+        self.clock = clock
+        self.catalog = catalog
+        self.schedule = schedule
+        self.timers = timers
+
+    # --- the plan ----------------------------------------------------------------------------
+
+    def spec(self) -> dict[str, Any]:
+        """The current round as planned (round 1 before the game starts): ``round``, ``seconds``, ``hostages``."""
+        state = self.game.state
+        return state.plan["rounds"][max(state.round, 1) - 1]
+
+    def seconds(self) -> int | None:
+        """The current round's duration (None in the no-timer variant)."""
+        return self.spec()["seconds"]
+
+    def hostages_due(self) -> int:
+        """Hostages each room sends this round."""
+        return int(self.spec()["hostages"])
+
+    def last(self) -> bool:
+        """True in the game's final round."""
+        return self.game.state.round >= len(self.game.state.plan["rounds"])
+
+    def cues(self) -> list[Cue]:
+        """What the current round says on its own (``round_cues``)."""
+        return round_cues(self.catalog, self.schedule, self.spec())
+
+    def say_cue(self, name: str, seconds: int | None = None) -> None:
+        """Say the current round's cues called ``name`` (and due ``seconds`` before the end, if given)."""
+        rooms = self.game.state.rooms
+        for cue in self.cues():
+            if cue.name == name and seconds in (None, cue.seconds) and not (cue.leaderless and rooms[cue.room].leader):
+                self.game.say_phrase(cue.room, cue.phrase)
+
+    # --- the clock ---------------------------------------------------------------------------
+
+    def start(self, now: float) -> None:
+        """Set the current round's deadline from ``now`` (its timers are set by ``reschedule``)."""
+        state, seconds = self.game.state, self.seconds()
+        state.fired, state.remaining = [], None
+        state.deadline = None if seconds is None else now + seconds
+
+    def stop(self) -> None:
+        """The round is over: no deadline, no timers."""
+        self.timers.cancel("round")
+        self.game.state.deadline = self.game.state.remaining = None
 
     def pause(self) -> None:
         """Stop the round's clock."""
-        if self.state.deadline is not None:
-            self.state.remaining = max(0.0, self.state.deadline - self.clock.now())
-        self.state.deadline = None
+        state = self.game.state
+        if state.deadline is not None:
+            state.remaining = max(0.0, state.deadline - self.clock.now())
+        state.deadline = None
         self.timers.cancel("round")
-        self.fire("pause")
+        self.game.fire("pause")
         self._say_left("paused")
 
     def resume(self) -> None:
         """Restart the round's clock with the time it had."""
-        if self.state.remaining is not None:
-            self.state.deadline = self.clock.now() + self.state.remaining
-        self.state.remaining = None
-        self.fire("resume")
-        self._schedule_round()
+        state = self.game.state
+        if state.remaining is not None:
+            state.deadline = self.clock.now() + state.remaining
+        state.remaining = None
+        self.game.fire("resume")
+        self.reschedule()
         self._say_left("resumed")
+
+    def pause_restored(self, remaining: float) -> None:
+        """After a crash, pause the running round with the time it had when it died."""
+        self.game.state.deadline = self.clock.now() + remaining
+        if self.game.in_state("round.running"):
+            self.pause()
 
     def time_left(self) -> float | None:
         """Seconds left in the running or paused round; None when untimed or no round runs."""
-        if self.state.deadline is not None:
-            return max(0.0, self.state.deadline - self.clock.now())
-        return self.state.remaining
+        state = self.game.state
+        if state.deadline is not None:
+            return max(0.0, state.deadline - self.clock.now())
+        return state.remaining
 
     def _say_left(self, key: str) -> None:
         """ "Game paused. 1 minute left." (or the untimed form of ``key``)."""
         left = self.time_left()
         if left is None:
-            self.say("both", f"{key}.untimed")
+            self.game.say_phrase("both", Phrase(f"{key}.untimed"))
         else:
-            self.say("both", key, left=self.catalog.duration(left))
+            self.game.say_phrase("both", Phrase(key, {"left": self.catalog.duration(left)}))
 
     def say_time_left(self, room: str) -> None:
         """Answer "how much time is left"."""
-        left = self.time_left()
-        if self.in_state("round.running") and left is not None:
-            self.say(room, "time.left", left=self.catalog.duration(left), round=self.state.round)
-        elif self.in_state("round.paused") and left is not None:
-            self.say(room, "time.paused", left=self.catalog.duration(left), round=self.state.round)
-        elif self.in_state("round"):
-            self.say(room, "time.untimed", round=self.state.round)
-        elif self.in_state("hostages") or self.in_state("parley"):
-            self.say(room, "time.up", round=self.state.round)
+        left, number, on = self.time_left(), self.game.state.round, self.game.in_state
+        if on("round.running") and left is not None:
+            phrase = Phrase("time.left", {"left": self.catalog.duration(left), "round": number})
+        elif on("round.paused") and left is not None:
+            phrase = Phrase("time.paused", {"left": self.catalog.duration(left), "round": number})
+        elif on("round"):
+            phrase = Phrase("time.untimed", {"round": number})
+        elif on("hostages") or on("parley"):
+            phrase = Phrase("time.up", {"round": number})
         else:
-            self.say(room, "time.none")
+            phrase = Phrase("time.none")
+        self.game.say_phrase(room, phrase)
 
-    def _schedule_round(self) -> None:
-        """(Re)schedule the announcements of the running round from its deadline."""
+    # --- timers ------------------------------------------------------------------------------
+
+    def reschedule(self) -> None:
+        """(Re)set the running round's timers from its deadline, leaving out those already said."""
         self.timers.cancel("round")
-        s = self.state
-        if s.deadline is None:
+        state = self.game.state
+        if state.deadline is None:
             return
         now = self.clock.now()
-        left = s.deadline - now
-        marks = [("warn", m) for m in self.schedule.warnings]
-        marks += [("count", n) for n in range(self.schedule.countdown, 0, -1)]
-        if s.round == 1 and self.schedule.leader_nag:
-            marks.append(("nag", self.schedule.leader_nag))
-        for name, mark in marks:
-            if f"{name}:{mark}" not in s.fired and mark < left:
-                self.timers.at(s.deadline - mark, name, group="round", data=mark)
-        self.timers.at(max(s.deadline, now), "time_up", group="round", data=0)
+        left = state.deadline - now
+        for name, mark in dict.fromkeys((c.name, c.seconds) for c in self.cues() if c.seconds is not None):
+            if name == "time_up":
+                self.timers.at(max(state.deadline, now), name, group="round", data=mark)
+            elif f"{name}:{mark}" not in state.fired and mark < left:
+                self.timers.at(state.deadline - mark, name, group="round", data=mark)
 
-    def next_due(self) -> float | None:
-        """When the next timer fires (None: nothing scheduled)."""
-        return self.timers.next_due()
-
-    def tick(self, lead: float = 0.0) -> None:
-        """Fire every timer due now, in order; with ``lead``, also those due within ``lead`` seconds.
-
-        A live loop passes a small lead so that a timer's announcement reaches the speaker before its
-        time and its audio starts exactly then; events still carry the timer's own time.
-        """
-        while (timer := self.timers.pop_next(self.clock.now() + lead)) is not None:
-            self._scheduled = timer.due
-            try:
-                self._fire_timer(timer)
-            finally:
-                self._scheduled = None
-
-    def _fire_timer(self, timer: Timer) -> None:
-        self.state.fired.append(f"{timer.name}:{timer.data}")
-        if timer.name == "warn":
-            self.say("both", "time.warning", left=self.catalog.duration(timer.data))
-        elif timer.name == "count":
-            self.say("both", "time.count", n=timer.data)
-        elif timer.name == "nag":
-            for name, room in self.state.rooms.items():
-                if room.leader is None:
-                    self.say(name, "leader.nag", room=name)
-        elif timer.name == "time_up":
-            self.round_over()
-
-    def pause_restored(self, remaining: float) -> None:
-        """After a crash, pause the running round with the time it had when it died."""
-        self.state.deadline = self.clock.now() + remaining
-        if self.in_state("round.running"):
-            self.pause()
+    def on_timer(self, timer: Timer) -> None:
+        """A timer of the round is due: say its cues, or end the round."""
+        self.game.state.fired.append(f"{timer.name}:{timer.data}")
+        if timer.name == "time_up":
+            self.game.round_over()
+        else:
+            self.say_cue(timer.name, timer.data)

@@ -110,7 +110,7 @@ def parse_tables(data: Any, *, source: str) -> HostageTables:
 def _parse_rows(rows: Any, rounds: int, where: str) -> tuple[_Row, ...]:
     if not isinstance(rows, dict) or not rows:
         raise RulesError(f"{where}: expected rows like '6-10: [1, 1, 1]'")
-    parsed = []
+    parsed: list[_Row] = []
     expected_low = _FIRST_ROW[rounds]
     for key, hostages in rows.items():
         match = _RANGE.match(str(key))

@@ -50,8 +50,8 @@ class GameState:
     deadline: float | None = None
     #: Seconds left while paused.
     remaining: float | None = None
-    #: Schedule marks (seconds before the end) already announced this round.
-    fired: list[float] = field(default_factory=list)
+    #: The round's timers already said this round, as ``name:seconds before the end`` (``warn:60``).
+    fired: list[str] = field(default_factory=list)
     #: Shared mic: "I appoint you as leader" waits for "room A".
     asked_room: bool = False
     #: The room whose hostages were read back last: a "yes" on a shared mic answers it.

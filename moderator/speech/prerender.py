@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
+from moderator.game.round_clock import round_cues
 from moderator.game.state import ROOMS, GameState
 from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog, slots_of
 
 
 def setup_phrases(catalog: Catalog, state: GameState, schedule: Schedule) -> list[str]:
-    """Time warnings, countdown numbers, "time's up", round starts, exchange lines for every roster name,
-    and every phrase that needs no more than a room letter."""
-    texts: list[str] = []
-    texts += [catalog.render("time.warning", left=catalog.duration(m)) for m in schedule.warnings]
-    texts += [catalog.render("time.count", n=n) for n in range(schedule.countdown, 0, -1)]
-    for spec in state.plan["rounds"]:
-        number, hostages = spec["round"], catalog.count("hostage", spec["hostages"])
-        texts.append(catalog.render("time.over", round=number))
-        if spec["seconds"] is None:
-            texts.append(catalog.render("round.start_untimed", round=number, hostages=hostages))
-        else:
-            texts.append(catalog.render("round.start", round=number, duration=catalog.duration(spec["seconds"]),
-                                        hostages=hostages))
+    """What every round says on its own (its start, time warnings, countdown, the reminder to appoint a leader,
+    time's up: ``round_cues``, the list its clock says them from), exchange lines for every roster name, and
+    every phrase that needs no more than a room letter."""
+    texts = [cue.phrase.text(catalog) for spec in state.plan["rounds"] for cue in round_cues(catalog, schedule, spec)]
     for player in state.players:
         for room in ROOMS:
             texts.append(catalog.render("exchange.player", player=player, room=room))
