@@ -143,3 +143,17 @@ def _model_files() -> tuple[str, str]:
 
     root = _default_model()
     return str(root / "en-us"), str(root / "cmudict-en-us.dict")
+
+
+def test_ctrl_c_is_left_to_the_game(clips, worker_recognizer) -> None:
+    """Ctrl-C in a terminal reaches every process of the group: the game decides what it means (save and
+    leave), so the decoding process goes on until the game closes its pipe."""
+    import signal
+
+    before = _heard(worker_recognizer, clips[:1])
+    proc = worker_recognizer._sphinx._proc
+    proc.send_signal(signal.SIGINT)
+    assert _heard(worker_recognizer, clips[:1]) == before
+    assert worker_recognizer._sphinx._proc is proc, "the same process answered"
+    worker_recognizer.close()
+    assert proc.wait(timeout=5) == 0, "and it ends when its pipe is closed"

@@ -322,6 +322,11 @@ def serve(hmm: str, dictionary: str, requests: IO[bytes], replies: IO[bytes]) ->
 
 
 if __name__ == "__main__":
+    import signal
+
+    # Ctrl-C in the terminal reaches the whole process group: the game decides what it means (save, leave), and
+    # this child ends when the game closes its pipe.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Served from the imported module, not from ``__main__``, so that what it pickles (``Decoded``) is the class
     # the parent knows.
     from moderator.adapters import sphinx
