@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from moderator.adapters.player_voice import speak
+from moderator.audio.pcm import from_pcm16, to_int16
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE = 16000
@@ -76,11 +77,11 @@ PAD = (0.5, 0.5)
 
 
 def _i16(x: np.ndarray) -> np.ndarray:
-    return np.clip(np.round(x * 32768), -32768, 32767).astype(np.int16)
+    return to_int16(x, rounded=True)
 
 
 def _f32(x: Any) -> np.ndarray:
-    return np.asarray(x, dtype=np.int16).astype(np.float32) / 32768
+    return from_pcm16(np.asarray(x, dtype=np.int16))
 
 
 class _Framed:

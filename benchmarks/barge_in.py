@@ -33,7 +33,7 @@ from moderator.audio.echo import RESIDUAL_MARGIN, EchoPath
 from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
 from moderator.audio.reference import PlayedAudio
 from moderator.audio.room import EchoRoom
-from moderator.loop import Listener
+from moderator.loop import Listener, over_the_moderator
 from moderator.speech.grammar import Grammar, Parsed, load_grammar
 from moderator.voice_input import CHUNK
 
@@ -125,6 +125,8 @@ def run_condition(cmds: list[Command], grammar: Grammar, recognizer: Any, say: C
                 if samples is None:
                     continue  # as the live listener does: the canceller's leftovers are never a command
                 transcript = recognizer.recognize(samples, RATE)
+                if canceller is not None and path.talked_over("A", utterance.start, utterance.end):
+                    transcript = over_the_moderator(transcript)  # as the live listener does
                 if transcript.text:
                     heard.append(transcript.text)
             t += size / RATE

@@ -13,6 +13,7 @@ import numpy as np
 from moderator.adapters.player_voice import speak
 from moderator.audio.clip import Clip
 from moderator.audio.endpoint import RATE
+from moderator.audio.pcm import from_pcm16
 from moderator.speech.grammar import Grammar
 from moderator.voice_input import CHATTER, make_babble
 
@@ -122,6 +123,6 @@ def human_recordings() -> list[tuple[str, np.ndarray]]:
         out.append((str(path.relative_to(HUMAN_DIR)), Clip.read(path).resample(RATE).samples))
     for path in sorted(HUMAN_DIR.rglob("*.raw")):
         # Sphinx's raw test files are headerless 16 kHz 16-bit mono.
-        pcm = np.frombuffer(path.read_bytes()[: path.stat().st_size // 2 * 2], "<i2").astype(np.float32) / 32768
+        pcm = from_pcm16(path.read_bytes()[: path.stat().st_size // 2 * 2])
         out.append((str(path.relative_to(HUMAN_DIR)), pcm))
     return out

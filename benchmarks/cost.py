@@ -222,7 +222,7 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None) -> None:
     step = round(CHUNK * RATE)
     for mic in ("A", "B"):  # the first chunk of each microphone compiles what the phase allows
         both.feed(mic, np.zeros(step, np.float32), RATE, 0.0)
-        both._expect_current_phase(mic)
+        both.listen_for_current_phase(mic)
     print("listening", flush=True)
     rss_listening = memory_mb("VmRSS")
 

@@ -16,7 +16,7 @@ from moderator.audio.clip import Clip
 from moderator.audio.echo import ECHO_TAIL, EchoPath
 from moderator.audio.endpoint import FRAME, RATE, Endpointer, Utterance, webrtc_classifier
 from moderator.audio.reference import PlayedAudio
-from moderator.loop import ANSWER_CONFIDENCE, PARDON_AGAIN_AFTER, UNSURE, Listener
+from moderator.loop import ANSWER_CONFIDENCE, PARDON_AGAIN_AFTER, TALKED_OVER_CONFIDENCE, UNSURE, Listener
 from moderator.ports import Transcript
 
 #: The endpointer's hangovers and look-ahead, as the product sets them.
@@ -265,3 +265,44 @@ def test_a_command_heard_while_a_long_phrase_plays_cuts_it_before_it_is_acted_on
     order.clear()
     cut.understood("A", Transcript("", 0.1), 3.0)
     assert order == [], "chatter cuts nothing"
+
+
+class Doubtful(ScriptedRecognizer):
+    """Hears each of its transcripts as a whole sentence of the grammar rejected for its confidence."""
+
+    def __init__(self, heard: list[tuple[str, float]]) -> None:
+        super().__init__([])
+        self.heard = list(heard)
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        guess, confidence = self.heard.pop(0)
+        return Transcript("", confidence, guess=guess)
+
+
+def test_a_near_miss_said_over_the_moderator_is_taken_and_the_same_in_silence_is_not() -> None:
+    """What the canceller leaves of the moderator lowers a player's confidence: a whole sentence said over it is
+    taken from TALKED_OVER_CONFIDENCE up (see there); in silence, or under that, it still gets "sorry"."""
+    rng = np.random.default_rng(7)
+    played = PlayedAudio(RecordingOut())
+    played.play("A", Clip(rng.normal(0, 0.1, 3 * RATE).astype(np.float32), RATE), 0.0)  # the moderator, 0-3 s
+    path = EchoPath(played, ("A",), None, {"A": 0.0})
+    mic = 0.3 * played.reference(("A",), 0.0, 8 * RATE)
+    for i in range(0, len(mic), 1600):
+        path.cancel("A", mic[i : i + 1600], i / RATE)  # the path learns how loud the moderator is in the room
+    assert path.talked_over("A", 1.0, 2.0) and path.talked_over("A", 2.5, 4.0)
+    assert not path.talked_over("A", 5.0, 6.5), "after its last sound and its reverberation"
+    listener, _, events = at_round_end({"echo": path})
+    listener.recognizers["A"] = Doubtful([("how much time is left", TALKED_OVER_CONFIDENCE),
+                                          ("how much time is left", TALKED_OVER_CONFIDENCE),
+                                          ("pause", TALKED_OVER_CONFIDENCE - 0.02)])
+    commands = lambda: [e["intent"] for e in events if e["type"] == "command"]  # noqa: E731
+
+    def said(end: float) -> Utterance:  # a player as loud as the moderator in the microphone
+        return Utterance(rng.normal(0, 0.03, RATE).astype(np.float32), end - 1.0, end)
+
+    assert listener.hear("A", said(2.0)), "said over the moderator: taken"
+    assert commands() == ["start", "appoint", "time"]
+    assert not listener.hear("A", said(6.5)), "the same in silence: not taken"
+    assert [e["room"] for e in events if e.get("key") == "pardon"] == ["A"], "but asked again"
+    assert not listener.hear("A", said(2.5)), "over the moderator, under the bar: not taken"
+    assert commands() == ["start", "appoint", "time"]

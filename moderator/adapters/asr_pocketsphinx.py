@@ -201,9 +201,9 @@ def absorbed_speech(pcm: bytes, segments: Sequence[tuple[str, int, int]]) -> flo
 
 def _to_pcm16(samples: np.ndarray, rate: int) -> bytes:
     from moderator.audio.clip import Clip
+    from moderator.audio.pcm import to_pcm16
 
-    clip = Clip(np.asarray(samples, dtype=np.float32).reshape(-1), rate).resample(RATE)
-    return (np.clip(clip.samples, -1, 1) * 32767).astype("<i2").tobytes()
+    return to_pcm16(Clip(np.asarray(samples, dtype=np.float32).reshape(-1), rate).resample(RATE).samples)
 
 
 class PocketsphinxRecognizer:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from moderator.audio.pcm import from_pcm16, to_pcm16
 from moderator.errors import ModeratorError
 
 
@@ -65,7 +66,7 @@ class Clip:
             w.setnchannels(1)
             w.setsampwidth(2)
             w.setframerate(self.rate)
-            w.writeframes((np.clip(self.samples, -1, 1) * 32767).astype("<i2").tobytes())
+            w.writeframes(to_pcm16(self.samples))
         return buf.getvalue()
 
     def write(self, path: Path) -> None:
@@ -87,7 +88,7 @@ class Clip:
         if width == 1:
             data = (np.frombuffer(raw, np.uint8).astype(np.float32) - 128) / 128
         elif width == 2:
-            data = np.frombuffer(raw, "<i2").astype(np.float32) / 32768
+            data = from_pcm16(raw)
         elif width == 4:
             data = np.frombuffer(raw, "<i4").astype(np.float32) / 2**31
         else:

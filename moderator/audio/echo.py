@@ -39,6 +39,8 @@ LEAK_PERCENTILE = 25
 #: moderator's own level in the microphone for at least this long (10 ms blocks, in all).
 PLAYER_UNDER_ECHO = -12.0
 PLAYER_SECONDS = 0.15
+#: The moderator is audible in a microphone when its level there (``_echo_levels``) reaches this (dB FS).
+AUDIBLE_DB = -60.0
 #: A player's part of an utterance is kept with this much before and after it.
 SPAN_BEFORE, SPAN_AFTER = 0.3, 0.25
 #: The moderator's level in each microphone is remembered this long (the longest utterance, and more).
@@ -229,13 +231,19 @@ class EchoPath:
         moderator is silent, the whole utterance is the player's."""
         blocks = len(samples) // BLOCK
         echo = self._echo_levels(mic, t, blocks)
-        if blocks == 0 or echo.max() <= -60:
+        if blocks == 0 or echo.max() < AUDIBLE_DB:
             return 0, len(samples)
         player = np.nonzero(_block_db(samples, blocks) > np.maximum(echo + PLAYER_UNDER_ECHO, -55.0))[0]
         if len(player) * BLOCK / RATE < PLAYER_SECONDS:
             return None
         before, after = round(SPAN_BEFORE * RATE), round(SPAN_AFTER * RATE)
         return max(0, player[0] * BLOCK - before), min(len(samples), (player[-1] + 1) * BLOCK + after)
+
+    def talked_over(self, mic: str | None, t0: float, t1: float) -> bool:
+        """Whether the moderator was audible in ``mic`` at any time between clock times ``t0`` and ``t1`` (what
+        a player said then was said over it)."""
+        blocks = max(1, round((t1 - t0) * RATE) // BLOCK)
+        return bool(self._echo_levels(mic, t0, blocks).max() >= AUDIBLE_DB)
 
     def _echo_levels(self, mic: str | None, t: float, blocks: int) -> np.ndarray:
         """The moderator's level in ``mic`` (dB per 10 ms block) over ``blocks`` blocks from clock time ``t``."""
