@@ -63,13 +63,10 @@ def test_a_wav_file_is_written_and_read_as_before(tmp_path: Path) -> None:
     assert np.array_equal(back.samples, np.frombuffer(raw[-2 * len(clip.samples):], "<i2").astype(np.float32) / 32768)
 
 
-#: Modules that still convert by hand (they belong to other work in progress); the helper reproduces each of
-#: them bit for bit (the tests above), so each can switch to it without changing a sample.
-NOT_YET = {"moderator/audio/endpoint.py", "moderator/adapters/asr_vosk.py", "moderator/adapters/echo.py"}
 
 
 def test_no_other_module_converts_by_hand() -> None:
     by_hand = re.compile(r"\*\s*3276[78]\b|/\s*32768\b")
     found = {str(path.relative_to(ROOT)) for path in (ROOT / "moderator").rglob("*.py")
              if path.name != "pcm.py" and by_hand.search(path.read_text(encoding="utf-8"))}
-    assert found <= NOT_YET, f"use moderator.audio.pcm in {sorted(found - NOT_YET)}"
+    assert not found, f"use moderator.audio.pcm in {sorted(found)}"

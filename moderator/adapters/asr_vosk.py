@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from moderator.audio.clip import Clip
+from moderator.audio.pcm import to_pcm16
 from moderator.models import ModelError, is_model_dir, search_dirs
 from moderator.ports import Transcript
 from moderator.speech.grammar import INTENT_SLOTS, ROSTER_TYPES, Grammar
@@ -115,7 +116,7 @@ class VoskRecognizer:
         if self._recognizer is None:
             raise RuntimeError("VoskRecognizer.recognize called before expect()")
         clip = Clip(np.asarray(samples, dtype=np.float32), rate).resample(RATE)
-        pcm = (np.clip(clip.samples, -1, 1) * 32767).astype("<i2").tobytes()
+        pcm = to_pcm16(clip.samples)
         results = []
         step = RATE  # bytes: half a second of 16-bit samples
         for start in range(0, len(pcm), step):

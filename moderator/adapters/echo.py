@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from moderator.audio.pcm import from_pcm16, to_int16
 from moderator.errors import ModeratorError
 
 RATE = 16000
@@ -97,14 +98,13 @@ class SpeexEchoCanceller(_Canceller):
         return state
 
     def _cancel(self, mic: np.ndarray, reference: np.ndarray) -> np.ndarray:
-        m = np.clip(np.round(mic * 32768), -32768, 32767).astype(np.int16)
-        r = np.clip(np.round(reference * 32768), -32768, 32767).astype(np.int16)
+        m, r = to_int16(mic, rounded=True), to_int16(reference, rounded=True)
         out = np.empty_like(m)
         # Reference and microphone frame by frame, together: no playback/capture threads to keep in step.
         for i in range(0, len(m), FRAME):
             self._lib.speex_echo_cancellation(self._state, m[i:].ctypes.data_as(_I16P), r[i:].ctypes.data_as(_I16P),
                                               out[i:].ctypes.data_as(_I16P))
-        return out.astype(np.float32) / 32768
+        return from_pcm16(out)
 
     def _restart(self) -> None:
         # A new state rather than speex_echo_state_reset, which keeps the leak estimate: a reset

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from moderator.audio.clip import rms_db
+from moderator.audio.pcm import to_pcm16
 
 RATE = 16000
 FRAME = 480  # 30 ms at 16 kHz: a frame size webrtcvad accepts
@@ -132,7 +133,7 @@ class Endpointer:
             frame, self._buf = self._buf[:FRAME], self._buf[FRAME:]
             frame_t = self._t
             self._t += FRAME / RATE
-            pcm = (np.clip(frame, -1, 1) * 32767).astype("<i2").tobytes()
+            pcm = to_pcm16(frame)
             loud = self._stands_out(frame, frame_t)
             utterance = self._step(frame, frame_t, loud and self.classify(pcm))
             if utterance is not None:
