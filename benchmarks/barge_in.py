@@ -70,8 +70,8 @@ def moderator_voice() -> Callable[[str], Clip]:
     """The moderator's own synthesizer and render cache, as ``moderator play`` uses them."""
     from moderator.adapters.tts import make_synthesizer
     from moderator.speaking import voice_settings
-    from moderator.speech.cache import RenderCache, default_cache_dir
     from moderator.speech.catalog import load_catalog
+    from moderator.voice.cache import RenderCache, default_cache_dir
 
     cache = RenderCache(default_cache_dir(), make_synthesizer("auto", warn=lambda _: None))
     settings = voice_settings(load_catalog("en"))

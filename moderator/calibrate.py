@@ -11,6 +11,7 @@ from moderator.audio.clip import Clip
 from moderator.audio.delay import chirp, estimate_delay
 from moderator.audio.echo import EchoPath, rooms_heard
 from moderator.audio.reference import RATE, PlayedAudio
+from moderator.audio.resample import StreamResampler
 from moderator.ports import AudioIn, Clock
 
 #: A chirp is found when its correlation peak stands this far over the rest (``estimate_delay``).
@@ -62,6 +63,7 @@ def measure_delays(played: PlayedAudio, mics: AudioIn, path: EchoPath, clock: Cl
     (``settle`` sets their delays in ``path``). ``wait`` sleeps (the live clock) while the chirp plays."""
     chirp_clip = sweep()
     found: dict[str | None, list[tuple[float, float]]] = {mic: [] for mic in mics.mics}
+    resamplers = {mic: StreamResampler(RATE) for mic in mics.mics}  # a device's rate, as one stream each
     for room in ("A", "B"):
         hearing = [mic for mic in mics.mics if room in rooms_heard(mic)]
         if not hearing:
@@ -70,9 +72,13 @@ def measure_delays(played: PlayedAudio, mics: AudioIn, path: EchoPath, clock: Cl
         played.play(room, chirp_clip, clock.now() + LEAD)
         wait(LEAD + chirp_clip.duration + LISTEN)
         chunks: dict[str | None, list[tuple[float, np.ndarray]]] = {mic: [] for mic in hearing}
+        for mic in hearing:
+            resamplers[mic].reset()  # what was dropped above is a gap: the chirp's recording is a stream of its own
         for chunk in mics.read():
             if chunk.mic in chunks:
-                chunks[chunk.mic].append((chunk.t, Clip(chunk.samples, chunk.rate).resample(RATE).samples))
+                samples, t = resamplers[chunk.mic](chunk.samples, chunk.rate, chunk.t)
+                if len(samples):
+                    chunks[chunk.mic].append((t, samples))
         for mic, pieces in chunks.items():
             if pieces:
                 found[mic].append(locate(played, room, pieces[0][0], np.concatenate([s for _, s in pieces])))

@@ -12,10 +12,10 @@ from moderator.audio.reference import PlayedAudio
 from moderator.game.engine import Engine
 from moderator.ports import AudioOut, Synthesizer
 from moderator.settings import LiveTiming, Schedule, VoiceSettings
-from moderator.speech.cache import PrerenderReport, RenderCache, default_cache_dir
 from moderator.speech.catalog import Catalog
 from moderator.speech.prerender import setup_phrases
-from moderator.speech.speaker import Speaker
+from moderator.voice.cache import PrerenderReport, RenderCache, default_cache_dir
+from moderator.voice.speaker import Speaker
 
 
 def voice_settings(catalog: Catalog) -> VoiceSettings:

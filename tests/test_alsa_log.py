@@ -41,8 +41,8 @@ how = sys.argv[1]
 if how == "install":
     installed = alsa_log.install()
 elif how == "sounddevice":
-    from moderator.adapters.sound_out import _sounddevice
-    _sounddevice()
+    from moderator.adapters.portaudio import load_sounddevice
+    load_sounddevice()
     installed = alsa_log.installed()
 else:
     installed = False

@@ -12,7 +12,7 @@ from fakes import FakeSynth
 from moderator.audio.clip import AudioError
 from moderator.errors import SynthesisError
 from moderator.settings import VoiceSettings
-from moderator.speech.cache import RenderCache, cache_key, default_cache_dir
+from moderator.voice.cache import RenderCache, cache_key, default_cache_dir
 
 EN = VoiceSettings("en-us", 170, 1.0)
 

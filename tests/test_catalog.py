@@ -16,7 +16,8 @@ from moderator.speech.grammar import load_grammar
 
 KEY = re.compile(r"^[a-z_]+(\.[a-z_]*[a-z])+$")  # f-string fragments like "result.gambler_" end in "_"
 MODULES = sorted((ROOT / "moderator").rglob("*.py"))  # every module, for what it says
-CORE = [p for p in MODULES if p.parent.name in ("game", "speech")]  # the pure core, where keys are also data
+#: Where keys are also data (tables, defaults): the game, its language, its speaker.
+CORE = [p for p in MODULES if p.parent.name in ("game", "speech", "voice")]
 LANGS = sorted(p.stem for p in VOICES.glob("*.yaml"))
 #: Calls whose argument at this position is a phrase key: ``say(room, key)``, ``Refusal(key)``, ``text(key)``,
 #: and RoundClock's ``_say_left(key)``.

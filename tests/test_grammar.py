@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from moderator.errors import GrammarError
 from moderator.speech.grammar import (
     ANSWERS,
-    INTENT_SLOTS,
     Grammar,
     NoParse,
     Parsed,
     load_grammar,
 )
+from moderator.speech.grammar_data import INTENT_SLOTS
 from moderator.speech.template import normalize
 
 ROSTER = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Mary Ann"]

@@ -18,8 +18,9 @@ from fakes import FakeAudioIn
 from pulse import PulseBench
 
 from moderator import cli
-from moderator.adapters import pulse_routing, sound_out
+from moderator.adapters import portaudio, pulse_routing
 from moderator.adapters.clock import VirtualClock
+from moderator.audio.resample import StreamResampler
 from moderator.commands.listen import MicCheck
 from moderator.env import Environment
 from moderator.speech.grammar import load_grammar
@@ -92,11 +93,47 @@ def test_a_shared_microphone_reports_without_a_room() -> None:
                                    '{"players": ["Bob", "Carol"]}\n')
 
 
+class Fed:
+    """An endpointer that only records what it is fed."""
+
+    def __init__(self) -> None:
+        self.fed: list[tuple[np.ndarray, float]] = []
+
+    def feed(self, audio: np.ndarray, t: float) -> list:
+        self.fed.append((audio, t))
+        return []
+
+
+def test_each_microphone_is_resampled_as_one_stream_on_exact_times() -> None:
+    mics = FakeAudioIn(("A", "B"))
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-0.5, 0.5, 48000).astype(np.float32)
+    b = rng.uniform(-0.5, 0.5, 44100).astype(np.float32)
+    mics.push("A", a, rate=48000, t=5.0, chunk=4801 / 48000)  # odd chunk sizes, no whole 16 kHz sample count
+    mics.push("B", b, rate=44100, t=5.0, chunk=301 / 44100)
+    check = MicCheck(mics, ScriptedRecognizer([]), load_grammar(), ROSTER, VirtualClock(5.0), io.StringIO(),
+                     endpointer=Fed)
+    check.step(mics.read())
+    for mic, x, rate in (("A", a, 48000), ("B", b, 44100)):
+        whole = StreamResampler(16000)
+        head, _ = whole(x, rate, 5.0)
+        expected = np.concatenate([head, whole.flush()[0]])
+        fed = check.endpointers[mic].fed  # type: ignore[attr-defined]
+        got = np.concatenate([audio for audio, _ in fed])
+        np.testing.assert_allclose(got, expected[: len(got)], rtol=0, atol=1e-6)
+        assert len(expected) - len(got) < 50  # only the last millisecond or so waits for more
+        at = 5.0
+        for audio, t in fed:  # each chunk's time stamp is that of its first 16 kHz sample
+            if len(audio):
+                assert t == pytest.approx(at, abs=1e-9)
+                at = t + len(audio) / 16000
+
+
 def test_listen_needs_a_microphone_and_names_unknown_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     e = env()
     assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx"], e) == 2  # a usage error
     assert "name the microphones to check: --room-a-in" in e.stderr.getvalue()
-    monkeypatch.setattr(sound_out, "_sounddevice", FakeInSD)
+    monkeypatch.setattr(portaudio, "load_sounddevice", FakeInSD)
     monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     e = env()
     assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx", "--mic", "nope"], e) == 1

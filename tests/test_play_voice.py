@@ -22,7 +22,7 @@ from pulse import PulseBench
 from test_listen import PLAYERS, padded, spoken
 
 from moderator import cli
-from moderator.adapters import pulse_routing, sound_out
+from moderator.adapters import portaudio, pulse_routing
 from moderator.commands import play as play_cmd
 from moderator.env import Environment
 from moderator.game.rules import split_rooms
@@ -154,7 +154,7 @@ def refused_before_the_game(tmp_path: Path, *args: str, status: int = 1) -> str:
 
 
 def test_an_unknown_microphone_is_an_error_that_lists_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sound_out, "_sounddevice", FakeInSD)
+    monkeypatch.setattr(portaudio, "load_sounddevice", FakeInSD)
     monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     err = refused_before_the_game(tmp_path, "--room-a-in", "USB Mic", "--room-b-in", "nope", "--engine",
                                   "pocketsphinx")

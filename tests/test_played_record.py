@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
 
-from moderator.adapters import sound_out
+from moderator.adapters import portaudio
 from moderator.adapters.clock import VirtualClock
 from moderator.adapters.sound_out import RECORD_SECONDS, UNDERRUN_LOST, SoundDeviceOut
 from moderator.audio.clip import Clip
@@ -100,7 +100,7 @@ def clock() -> VirtualClock:
 @pytest.fixture
 def sd(monkeypatch: pytest.MonkeyPatch, clock: VirtualClock) -> SD:
     fake = SD(clock)
-    monkeypatch.setattr(sound_out, "_sounddevice", lambda: fake)
+    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: fake)
     return fake
 
 

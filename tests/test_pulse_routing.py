@@ -19,10 +19,11 @@ import pytest
 from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
 from pulse import RECORD_RATE, ROOT, PulseBench
 
-from moderator.adapters import pulse_routing, sound_out
+from moderator.adapters import portaudio, pulse_routing
 from moderator.adapters.clock import VirtualClock
+from moderator.adapters.portaudio import resolve_route
 from moderator.adapters.pulse_routing import PulseDevice
-from moderator.adapters.sound_out import SoundDeviceOut, resolve_route
+from moderator.adapters.sound_out import SoundDeviceOut
 from moderator.commands import devices
 from moderator.env import Environment
 from moderator.errors import DeviceError
@@ -123,7 +124,7 @@ def pulse(monkeypatch: pytest.MonkeyPatch) -> FakePulse:
 @pytest.fixture
 def sd(monkeypatch: pytest.MonkeyPatch, pulse: FakePulse) -> FakeSD:
     fake = FakeSD(pulse)
-    monkeypatch.setattr(sound_out, "_sounddevice", lambda: fake)
+    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: fake)
     return fake
 
 

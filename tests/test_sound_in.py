@@ -18,10 +18,10 @@ from fake_sounddevice import FakePortAudioError
 from fakes import FakeAudioIn
 from pulse import PulseBench
 
-from moderator.adapters import pulse_routing, sound_out
+from moderator.adapters import portaudio, pulse_routing
 from moderator.adapters.clock import VirtualClock
+from moderator.adapters.portaudio import resolve_device
 from moderator.adapters.sound_in import SoundDeviceIn
-from moderator.adapters.sound_out import resolve_device
 from moderator.errors import DeviceError
 from moderator.ports import AudioIn
 
@@ -30,7 +30,7 @@ RATE = 16000
 @pytest.fixture
 def sd(monkeypatch: pytest.MonkeyPatch) -> FakeInSD:
     fake = FakeInSD()
-    monkeypatch.setattr(sound_out, "_sounddevice", lambda: fake)
+    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: fake)
     monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     return fake
 

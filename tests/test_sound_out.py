@@ -15,9 +15,10 @@ import pytest
 from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
 from pulse import PulseBench
 
-from moderator.adapters import pulse_routing, sound_out
+from moderator.adapters import portaudio, pulse_routing
 from moderator.adapters.clock import VirtualClock
-from moderator.adapters.sound_out import SoundDeviceOut, resolve_device
+from moderator.adapters.portaudio import resolve_device
+from moderator.adapters.sound_out import SoundDeviceOut
 from moderator.audio.clip import Clip, rms_db
 from moderator.commands import devices
 from moderator.env import Environment
@@ -67,7 +68,7 @@ class FakeSD(FakeSounddevice):
 @pytest.fixture
 def sd(monkeypatch: pytest.MonkeyPatch) -> FakeSD:
     fake = FakeSD()
-    monkeypatch.setattr(sound_out, "_sounddevice", lambda: fake)
+    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: fake)
     monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     return fake
 

@@ -10,7 +10,7 @@ from fakes import FakeSynth, RecordingOut
 from moderator.adapters.clock import VirtualClock
 from moderator.audio.clip import Clip
 from moderator.settings import VoiceSettings
-from moderator.speech.speaker import GAP, Speaker, time_up_cue
+from moderator.voice.speaker import GAP, Speaker, time_up_cue
 
 VOICE = VoiceSettings()
 

@@ -16,7 +16,8 @@ from moderator.audio.clip import Clip
 from moderator.audio.timeline import TimelineOut
 from moderator.errors import SynthesisError
 from moderator.settings import VoiceSettings
-from moderator.speech.speaker import GAP, LONG, Speaker, Spoken, ceil_ms
+from moderator.voice.speaker import GAP, LONG, Speaker
+from moderator.voice.spoken import Spoken, ceil_ms
 
 VOICE = VoiceSettings()
 SYNTH = FakeSynth()
@@ -283,10 +284,10 @@ def test_sound_device_stop_cuts_on_the_sample_and_a_clip_cut_before_it_starts_is
         monkeypatch: pytest.MonkeyPatch) -> None:
     from test_sound_out import RATE, FakeSD, make_out
 
-    from moderator.adapters import sound_out
+    from moderator.adapters import portaudio
 
     sd = FakeSD()
-    monkeypatch.setattr(sound_out, "_sounddevice", lambda: sd)
+    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: sd)
     clock = VirtualClock(10.0)
     out = make_out(clock)
     stream = sd.streams[0]

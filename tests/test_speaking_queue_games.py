@@ -25,7 +25,8 @@ from moderator.simulate import advance, run_scenario
 from moderator.speaking import Voice, make_voice
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import load_grammar
-from moderator.speech.speaker import CONTEXTUAL, GAP, PUNCTUAL, Speaker, ceil_ms
+from moderator.voice.speaker import CONTEXTUAL, GAP, PUNCTUAL, Speaker
+from moderator.voice.spoken import ceil_ms
 
 GRAMMAR, CATALOG = load_grammar(), load_catalog()
 ROOMS = {"A": ["Alice", "Bob", "Carol", "Dave"], "B": ["Erin", "Frank", "Grace", "Heidi"]}

@@ -26,7 +26,8 @@ from moderator.audio.clip import Clip
 from moderator.audio.pcm import to_pcm16
 from moderator.models import ModelError, is_model_dir, search_dirs
 from moderator.ports import Transcript
-from moderator.speech.grammar import INTENT_SLOTS, ROSTER_TYPES, Grammar
+from moderator.speech.grammar import Grammar
+from moderator.speech.grammar_data import INTENT_SLOTS, ROSTER_TYPES
 from moderator.speech.template import normalize
 
 __all__ = ["ModelError", "VoskRecognizer", "transcript_from_results"]

@@ -1,5 +1,5 @@
 """What an output stream really played, per room, and when each frame reached the DAC: the echo canceller's
-reference as the room heard it (``sound_out`` keeps one per open stream)."""
+reference as the room heard it (``output_stream`` keeps one per open stream)."""
 
 from __future__ import annotations
 

@@ -137,7 +137,7 @@ def describe(devices: list[PulseDevice], direction: str) -> str:
 
 
 def carrier(devices: list[dict[str, Any]], direction: str) -> dict[str, Any] | None:
-    """The PortAudio device (see ``sound_out.list_devices``) through which streams reach the Pulse server."""
+    """The PortAudio device (see ``portaudio.list_devices``) through which streams reach the Pulse server."""
     channels = "outputs" if direction == "output" else "inputs"
     for name in CARRIERS:
         for dev in devices:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from moderator.adapters import pulse_routing, sound_out
+from moderator.adapters import portaudio, pulse_routing
 from moderator.adapters.pulse_routing import PulseDevice
 from moderator.adapters.stream import WatchedStream
 from moderator.errors import DeviceError
@@ -36,8 +36,8 @@ RESYNC = 0.25
 
 
 def list_input_devices() -> list[dict[str, Any]]:
-    """The devices with at least one input channel (see ``sound_out.list_devices``)."""
-    return [dev for dev in sound_out.list_devices() if dev["inputs"] > 0]
+    """The devices with at least one input channel (see ``portaudio.list_devices``)."""
+    return [dev for dev in portaudio.list_devices() if dev["inputs"] > 0]
 
 
 class _Input(WatchedStream):
@@ -65,7 +65,7 @@ class _Input(WatchedStream):
 
     def open(self) -> None:
         """Open and start the stream."""
-        sd = sound_out._sounddevice()
+        sd = portaudio.load_sounddevice()
         self._closing, self._next = False, None
         try:
             with pulse_routing.opening(self.target) if self.target else contextlib.nullcontext():
@@ -146,22 +146,22 @@ class SoundDeviceIn:
         self._queue: queue.SimpleQueue[MicChunk] = queue.SimpleQueue()
         self._inputs: list[_Input] = []
         self._closed = False
-        devices = sound_out.list_devices()
+        devices = portaudio.list_devices()
         if shared is not None:
             if room_a is not None or room_b is not None:
                 raise DeviceError("a shared microphone hears both rooms; do not also name room microphones")
-            chosen: dict[str | None, sound_out.Route] = {
-                None: sound_out.resolve_route(shared, devices, direction="input")
+            chosen: dict[str | None, portaudio.Route] = {
+                None: portaudio.resolve_route(shared, devices, direction="input")
             }
         else:
             specs = {"A": room_a, "B": room_b}
-            chosen = {room: sound_out.resolve_route(spec, devices, direction="input")
+            chosen = {room: portaudio.resolve_route(spec, devices, direction="input")
                       for room, spec in specs.items() if spec is not None}
             if not chosen:
                 raise DeviceError("no microphone given: name one per room, or one shared by both rooms")
             if len(set(chosen.values())) < len(chosen):
                 raise DeviceError(
-                    f"rooms A and B both name input device {sound_out.route_label(chosen['A'])}; one microphone "
+                    f"rooms A and B both name input device {portaudio.route_label(chosen['A'])}; one microphone "
                     "for both rooms is a shared microphone (the room then follows from the names said)"
                 )
         for mic, (index, target) in chosen.items():
@@ -179,7 +179,7 @@ class SoundDeviceIn:
             raise
 
     def _rate(self, index: int, dev: dict[str, Any], rate: int) -> int:
-        sd = sound_out._sounddevice()
+        sd = portaudio.load_sounddevice()
         try:
             sd.check_input_settings(device=index, channels=1, samplerate=rate, dtype="float32")
         except (sd.PortAudioError, ValueError):

@@ -106,7 +106,7 @@ def pulse_json(dev: PulseDevice) -> dict[str, Any]:
 def run(args: argparse.Namespace, env: Environment) -> int:
     """Print the device table (or JSON), and the Pulse server's sinks and sources if one answers."""
     from moderator.adapters import pulse_routing
-    from moderator.adapters.sound_out import list_devices  # PortAudio loads only when asked for
+    from moderator.adapters.portaudio import list_devices  # PortAudio loads only when asked for
 
     devices = list_devices()
     pulse = pulse_routing.list_devices()

@@ -11,6 +11,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from moderator.audio.endpoint import RATE
+from moderator.audio.resample import StreamResampler
 from moderator.commands.recognize import result
 from moderator.env import Environment
 from moderator.errors import UsageError
@@ -88,6 +90,7 @@ class MicCheck:
         self.mics, self.recognizer, self.grammar, self.roster = mics, recognizer, grammar, roster
         self.clock, self.out, self.as_json = clock, out, as_json
         self.endpointers = {mic: endpointer() for mic in mics.mics}
+        self.resamplers = {mic: StreamResampler(RATE) for mic in mics.mics}  # a device's rate, as one stream each
         self.t0 = clock.now()
         self._energy: dict[str | None, list[float]] = {mic: [0.0, 0.0] for mic in mics.mics}  # sum of squares, n
         self._next_level = self.t0 + LEVEL_EVERY
@@ -101,15 +104,12 @@ class MicCheck:
 
     def step(self, chunks: list[MicChunk]) -> None:
         """Handle the chunks read, and print the levels when due."""
-        from moderator.audio.clip import Clip
-        from moderator.audio.endpoint import RATE
-
         for chunk in chunks:
-            samples = Clip(np.asarray(chunk.samples, np.float32), chunk.rate).resample(RATE).samples
+            samples, t = self.resamplers[chunk.mic](chunk.samples, chunk.rate, chunk.t)
             energy = self._energy[chunk.mic]
             energy[0] += float(np.sum(np.square(samples, dtype=np.float64)))
             energy[1] += len(samples)
-            for utterance in self.endpointers[chunk.mic].feed(samples, chunk.t):
+            for utterance in self.endpointers[chunk.mic].feed(samples, t):
                 self.report(chunk.mic, utterance.samples, utterance.start, utterance.end)
         if not self.as_json and self.clock.now() >= self._next_level:
             while self._next_level <= self.clock.now():
@@ -132,8 +132,6 @@ class MicCheck:
 
     def report(self, mic: str | None, samples: np.ndarray, start: float, end: float) -> dict[str, Any]:
         """Recognize one utterance, parse it against the whole grammar, and print the result."""
-        from moderator.audio.endpoint import RATE
-
         transcript = self.recognizer.recognize(samples, RATE)
         last = getattr(self.recognizer, "last", None)
         raw = getattr(last, "text", None) if not transcript.text else None

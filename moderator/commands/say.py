@@ -9,8 +9,8 @@ from moderator.env import Environment
 from moderator.errors import UsageError
 from moderator.outputs import add_speech_options, open_output
 from moderator.speaking import voice_settings
-from moderator.speech.cache import RenderCache, default_cache_dir
 from moderator.speech.catalog import load_catalog
+from moderator.voice.cache import RenderCache, default_cache_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -13,54 +13,25 @@ from typing import Any
 from moderator import yamlio
 from moderator.errors import GrammarError
 from moderator.resources import GRAMMARS
+from moderator.speech.grammar_data import ROSTER_TYPES, Template, read_grammar
 from moderator.speech.template import (
     Alt,
     Phrases,
     Seq,
     Slot,
-    TemplateError,
     Word,
-    check_slots,
     list_spellings,
     normalize,
-    parse_template,
     sentences,
     skeletons,
     slots,
     to_regex,
 )
 
-ROSTER_TYPES = frozenset({"player", "players"})
 MAX_LISTED = 5
+"""The most names a ``players`` slot takes: the largest hostage count."""
 #: Replies to a question the moderator asked; a wake word is not needed for them.
 ANSWERS = ("name_answer", "room_answer", "confirm")
-"""The most names a ``players`` slot takes: the largest hostage count."""
-
-# The engine reads these slot names, so the YAML may not rename them:
-# intent -> slot -> (type, required).
-INTENT_SLOTS: dict[str, dict[str, tuple[str, bool]]] = {
-    "start": {},
-    "appoint": {"player": ("player", True), "by": ("player", False)},
-    "appoint_you": {},
-    "name_answer": {"player": ("player", True)},
-    "room_answer": {"room": ("room", True)},
-    "offer": {"leader": ("player", True), "player": ("player", True)},
-    "accept": {"player": ("player", True)},
-    "refuse": {"player": ("player", True)},
-    "usurp": {"votes": ("number", True), "player": ("player", True)},
-    "hostages": {"players": ("players", True)},
-    "ready": {"room": ("room", True)},
-    "met": {},
-    "pause": {},
-    "resume": {},
-    "time": {},
-    "repeat": {},
-    "help": {},
-    "undo": {},
-    "confirm": {"answer": ("answer", True)},
-    "predict": {"team": ("team", True)},
-    "reveal": {"role": ("role", True), "player": ("player", True)},
-}
 
 
 @dataclass(frozen=True)
@@ -86,16 +57,7 @@ class NoParse:
     reason: str
 
 
-@dataclass(frozen=True)
-class _Template:
-    intent: str
-    text: str
-    tree: Alt
-    bare: bool
-    """Some sentence of it is slots only, like "{player}"; such templates are tried last."""
-
-
-_Pattern = tuple[_Template, re.Pattern[str], list[tuple[str, Slot]]]
+_Pattern = tuple[Template, re.Pattern[str], list[tuple[str, Slot]]]
 
 
 class Grammar:
@@ -111,7 +73,7 @@ class Grammar:
 
     def __init__(
         self,
-        templates: Sequence[_Template],
+        templates: Sequence[Template],
         lists: Mapping[str, Mapping[Hashable, tuple[str, ...]]],
         joiners: Sequence[str],
         source: str = "<grammar>",
@@ -158,34 +120,7 @@ class Grammar:
     @classmethod
     def from_dict(cls, data: Any, source: str = "<grammar>") -> Grammar:
         """Build a grammar from loaded YAML data, checking every template."""
-        if not isinstance(data, dict):
-            raise GrammarError(f"{source}: expected a mapping with 'intents'")
-        if extra := set(data) - {"language", "list_joiners", "lists", "intents"}:
-            raise GrammarError(f"{source}: unknown key(s) {', '.join(sorted(map(str, extra)))}")
-        lists = _read_lists(data.get("lists") or {}, source)
-        joiners = data.get("list_joiners", ["and"])
-        if not (isinstance(joiners, list) and joiners and all(isinstance(j, str) and j for j in joiners)):
-            raise GrammarError(f"{source}: 'list_joiners' must be a list of words")
-        intents = data.get("intents")
-        if not isinstance(intents, dict) or not intents:
-            raise GrammarError(f"{source}: 'intents' must map each intent to its templates")
-        known_types = ROSTER_TYPES | set(lists)
-        templates = []
-        for intent, texts in intents.items():
-            if intent not in INTENT_SLOTS:
-                raise GrammarError(f"{source}: unknown intent {intent!r}; known: {', '.join(INTENT_SLOTS)}")
-            if not isinstance(texts, list) or not texts:
-                raise GrammarError(f"{source}: intent '{intent}' needs a list of templates")
-            for text in texts:
-                if not isinstance(text, str):
-                    raise GrammarError(f"{source}: intent '{intent}': template {text!r} is not text")
-                try:
-                    tree = check_slots(parse_template(text), INTENT_SLOTS[intent], known_types)
-                except TemplateError as exc:
-                    raise GrammarError(f"{source}: intent '{intent}', template '{text}': {exc}") from exc
-                bare = any(all(isinstance(piece, Slot) for piece in sk) for sk in skeletons(tree))
-                templates.append(_Template(intent, text, tree, bare))
-        return cls(templates, lists, joiners, source)
+        return cls(*read_grammar(data, source), source)
 
     def addressed(self, wake_word: str, answers: Iterable[str] = ANSWERS) -> Grammar:
         """The same commands, each said after ``wake_word`` ("moderator, pause").
@@ -199,7 +134,7 @@ class Grammar:
         keep = frozenset(answers)
         templates = [
             t if t.intent in keep
-            else _Template(t.intent, f"{wake_word} {t.text}", Alt((Seq((*prefix, t.tree)),)), bare=False)
+            else Template(t.intent, f"{wake_word} {t.text}", Alt((Seq((*prefix, t.tree)),)), bare=False)
             for t in self._ordered
         ]
         return Grammar(templates, self.lists, self.joiners, f"{self.source} after '{wake_word}'", self.max_listed)
@@ -386,26 +321,3 @@ def load_grammar(lang: str = "en") -> Grammar:
     if not re.fullmatch(r"[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?", lang):
         raise GrammarError(f"{lang!r} is not a language code such as 'en'")
     return Grammar.from_file(GRAMMARS / f"{lang}.yaml")
-
-
-def _read_lists(data: Any, source: str) -> dict[str, dict[Hashable, tuple[str, ...]]]:
-    """Validate the ``lists`` section: type -> value -> spoken phrases."""
-    if not isinstance(data, dict):
-        raise GrammarError(f"{source}: 'lists' must map each slot type to its values")
-    lists: dict[str, dict[Hashable, tuple[str, ...]]] = {}
-    for name, values in data.items():
-        if not isinstance(name, str) or not re.fullmatch(r"[a-z_][a-z0-9_]*", name) or name in ROSTER_TYPES:
-            raise GrammarError(f"{source}: list {name!r}: not a usable slot type name")
-        if not isinstance(values, dict) or not values:
-            raise GrammarError(f"{source}: list '{name}' must map each value to its spoken phrases")
-        lists[name] = {}
-        for value, spoken in values.items():
-            # bool is an int subclass; a YAML 1.1 "yes" must never sneak in as True
-            if isinstance(value, bool) or not isinstance(value, str | int):
-                raise GrammarError(f"{source}: list '{name}': value {value!r} must be text or a number")
-            phrases = [spoken] if isinstance(spoken, str) else spoken
-            usable = isinstance(phrases, list) and phrases and all(isinstance(p, str) and normalize(p) for p in phrases)
-            if not usable:
-                raise GrammarError(f"{source}: list '{name}', value {value!r}: give a list of phrases")
-            lists[name][value] = tuple(phrases)
-    return lists

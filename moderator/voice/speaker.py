@@ -15,6 +15,7 @@ from moderator.audio.clip import Clip
 from moderator.audio.mix import power
 from moderator.game.state import ROOMS
 from moderator.ports import AudioOut, Clock
+from moderator.voice.spoken import Playing, Spoken, ceil_ms
 
 #: Pause between two utterances in the same room, in seconds (a countdown number and its gap fit in 1 s).
 GAP = 0.15
@@ -55,41 +56,6 @@ def time_up_cue(rate: int = 22050) -> Clip:
     level = math.sqrt(power(beeps[0].samples))
     hiss = np.random.default_rng(0).normal(0.0, level * 10 ** (CUE_HISS_DB / 20), len(tones))
     return Clip((tones + hiss).astype(np.float32), rate).then(Clip.silence(0.2, rate))
-
-
-def ceil_ms(t: float) -> float:
-    """``t`` rounded up to the millisecond (the event log's resolution); never -0.0."""
-    return math.ceil(t * 1000 - 1e-6) / 1000 + 0.0
-
-
-@dataclass(frozen=True)
-class Spoken:
-    """A phrase that was heard in a room: from ``start`` to ``end`` (clock time), or until it was ``cut``."""
-
-    room: str
-    key: str
-    start: float
-    end: float
-    cut: bool = False
-
-    def fields(self) -> dict[str, object]:
-        """The fields of its ``spoken`` event (times rounded like every event time)."""
-        extra = {"cut": True} if self.cut else {}
-        return {"room": self.room, "key": self.key, "start": round(self.start, 3), "end": round(self.end, 3),
-                **extra}
-
-
-@dataclass(frozen=True)
-class Playing:
-    """A phrase handed to the output: what ``Speaker.playing`` answers."""
-
-    key: str
-    start: float
-    end: float
-    clip: Clip
-    """The object given to ``AudioOut.play`` (and to ``stop``)."""
-    timed: bool
-    interruptible: bool
 
 
 @dataclass(eq=False)
