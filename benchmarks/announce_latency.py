@@ -56,8 +56,7 @@ def child(quick: bool, out: Path) -> None:
     from moderator.adapters.sound_out import SoundDeviceOut
     from moderator.game.engine import Engine
     from moderator.game.rules import make_plan
-    from moderator.play import PlaySession
-    from moderator.settings import Schedule
+    from moderator.settings import LiveTiming, Schedule
     from moderator.speaking import make_voice
     from moderator.speech.catalog import load_catalog
     from moderator.speech.grammar import load_grammar
@@ -79,7 +78,7 @@ def child(quick: bool, out: Path) -> None:
         warm_voice.close()
         engine.announcer = voice.speaker
         engine.begin()
-        lead = PlaySession.LEAD  # the same look-ahead as `moderator play`
+        lead = LiveTiming.lead  # the same look-ahead as `moderator play`
         while not engine.in_state("result"):
             due = engine.next_due()
             time.sleep(0.05 if due is None else min(0.05, max(0.0, due - lead - clock.now())))

@@ -46,7 +46,7 @@ class LiveGame:
     listening loop), in that one place; the replaced engine's events go nowhere from then on.
     """
 
-    #: The default timing's lead (benchmarks/announce_latency.py uses it, under this class's old name).
+    #: The default timing's lead.
     LEAD: ClassVar[float] = LiveTiming.lead
 
     def __init__(

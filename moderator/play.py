@@ -44,11 +44,3 @@ class EventLog:
         """Close the file."""
         self._fh.close()
 
-
-def __getattr__(name: str) -> Any:
-    """``PlaySession`` was ``moderator.live.LiveGame``'s name (benchmarks/announce_latency.py still uses it)."""
-    if name == "PlaySession":
-        from moderator.live import LiveGame
-
-        return LiveGame
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -37,7 +37,7 @@ SCHEDULE = Schedule(warnings=(60,), countdown=0, leader_nag=0)
 def test_live_timing_keeps_the_measured_values() -> None:
     t = LiveTiming()
     assert (t.lead, t.recognition_lead, t.speaker_horizon, t.poll, t.view_refresh) == (0.15, 1.0, 0.3, 0.05, 0.25)
-    assert t.lead == LiveGame.LEAD  # the old PlaySession.LEAD, which benchmarks read
+    assert t.lead == LiveGame.LEAD
     assert t.wait(None, 10.0) == 0.05
     assert t.wait(10.17, 10.0) == pytest.approx(0.02)  # until the lead before the timer
     assert t.wait(10.1, 10.0) == 0.0
