@@ -2,6 +2,11 @@
 and voice group, and word error rate on human recordings.
 
 Run:  nice -n 10 .venv/bin/python -m benchmarks.adaptation [--per-template N] [--model PATH] [--out FILE]
+      [--models NAME=PATH ...] [--conds LABEL ...] [--commands N] [--rows FILE.jsonl] [--report-only]
+
+``--commands N`` takes the first N commands of the seeded order (each said once per group), so a short run is a
+random sample, and the same one for any N' > N; ``--conds`` keeps only some conditions (the noise of each one is
+the same as in a run of all of them); ``--models`` compares several adapted models with the original.
 
 - Commands: the suite's (``corpus.commands``: every template over the four test rosters, seed 0), each said by
   one voice of every group of ``voices.GROUPS`` (flite seen, flite held-out, espeak-ng, and the two unseen
@@ -24,6 +29,7 @@ import datetime
 import json
 import os
 import random
+import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -70,9 +76,13 @@ TEST_CONDS = (
 DEV_CONDS = (
     Cond("clean + hiss", "hiss"),
     Cond("babble 12 dB", "babble", 12),
+    Cond("babble 6 dB", "babble", 6),
     Cond("music 12 dB", "music", 12),
     Cond("room RT60 0.5 s, 2 m", "room", rt60=0.5, distance=2.0),
 )
+#: The weights of the dev set's noisy conditions in the choice of tau: a loud party's babble counts most. (The
+#: first party model was chosen on babble 12 dB, music and the room with equal weights, and lost at 12 dB.)
+DEV_WEIGHTS = {"babble 12 dB": 3.0, "babble 6 dB": 1.0, "music 12 dB": 1.0, "room RT60 0.5 s, 2 m": 1.0}
 
 
 @dataclass(frozen=True)
@@ -90,9 +100,9 @@ def _deal(texts: list[Any], voices: Sequence[str], seed: int) -> list[str]:
 
 
 def test_items(grammar: Grammar, *, per_template: int = 1, groups: Sequence[str] | None = None,
-               every: int = 1) -> list[Item]:
+               every: int = 1, first: int | None = None) -> list[Item]:
     """The suite's commands (seed 0, the test rosters; every ``every``-th one), each said by one voice of every
-    group."""
+    group; with ``first``, only the first that many of the seeded order."""
     cmds = commands(grammar, per_template=per_template, rosters=ROSTERS, seed=SEED)[::every]
     dealt = {group: _deal(cmds, voices, SEED + g) for g, (group, voices) in enumerate(V.GROUPS.items())
              if groups is None or group in groups}
@@ -100,6 +110,7 @@ def test_items(grammar: Grammar, *, per_template: int = 1, groups: Sequence[str]
     # sample of the commands, the same for every group.
     order = list(range(len(cmds)))
     random.Random(SEED).shuffle(order)
+    order = order[:first] if first else order
     return [Item(cmds[k].text, cmds[k].intent, cmds[k].slots, cmds[k].roster, dealt[group][k], group)
             for k in order for group in dealt]
 
@@ -182,31 +193,51 @@ def table(rows: list[dict[str, Any]], key: str = "group") -> dict[tuple[str, str
 
 
 def dev_beds() -> dict[str, np.ndarray]:
-    return {"babble": V.babble_bed(60.0, V.DEV_VOICES, V.DEV_CHATTER, talkers=8, seed=DEV_BABBLE_SEED),
+    return {"babble": V.babble_bed(60.0, V.DEV_BABBLE_VOICES, V.DEV_CHATTER, talkers=8, seed=DEV_BABBLE_SEED),
             "music": V.music(60.0, seed=DEV_MUSIC_SEED)}
 
 
 def dev_choice(models: dict[float, Path], *, per_template: int = 2, limit: int | None = None,
-               log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Acceptance of the original model and each tau's on the dev set; the chosen tau has the most right commands
-    over the noisy and reverberant dev conditions, among those that lose at most 2 clean ones to the original."""
+               log: Callable[[str], None] = print, weights: dict[str, float] | None = None,
+               rows_file: Path | None = None, original_cache: Path | None = None) -> dict[str, Any]:
+    """Acceptance of the original model and each tau's on the dev set; the chosen tau has the highest weighted sum
+    of right commands over the noisy and reverberant dev conditions (``weights``, default ``DEV_WEIGHTS``), among
+    those that lose at most 2 clean ones to the original. ``original_cache``: a file that keeps the original
+    model's rows for the same dev set, so that later builds do not decode them again."""
+    weights = DEV_WEIGHTS if weights is None else weights
+    unknown = set(weights) - {c.label for c in DEV_CONDS}
+    if unknown:
+        raise ValueError(f"no dev condition {sorted(unknown)}: the dev conditions are {[c.label for c in DEV_CONDS]}")
     items = dev_items(load_grammar("en"), per_template=per_template)
     if limit:
         items = [items[k] for k in sorted(random.Random(V.DEV_SEED).sample(range(len(items)), min(limit, len(items))))]
     named: dict[str, Path | None] = {"original": None} | {f"tau {t:g}": p for t, p in models.items()}
-    log(f"dev set: {len(items)} commands x {len(DEV_CONDS)} conditions x {len(named)} models")
+    key = {"items": [[it.text, it.voice] for it in items], "conds": [c.label for c in DEV_CONDS],
+           "babble": [*V.DEV_BABBLE_VOICES, DEV_BABBLE_SEED], "music": DEV_MUSIC_SEED}
+    cached: list[dict[str, Any]] = []
+    if original_cache is not None and original_cache.exists():
+        saved = json.loads(original_cache.read_text())
+        if saved.get("key") == key:
+            cached = saved["rows"]
+            del named["original"]
+    log(f"dev set: {len(items)} commands x {len(DEV_CONDS)} conditions x {len(named)} models"
+        + (" (the original's rows from the cache)" if cached else ""))
     rows = evaluate(named, items, DEV_CONDS, dev_beds(), seed=V.DEV_SEED, log=log)
+    if original_cache is not None and not cached:
+        original_cache.write_text(json.dumps({"key": key, "rows": [r for r in rows if r["model"] == "original"]}))
+    rows = cached + rows
+    named = {"original": None} | named
     cells = table(rows, "group")
-    rows_file = V.CACHE.parent / "dev_rows.json"
-    rows_file.write_text(json.dumps(rows))
+    if rows_file is not None:
+        rows_file.write_text(json.dumps(rows))
     scores = {name: {c.label: cells[(name, "dev", c.label)][0] for c in DEV_CONDS} for name in named}
     clean = scores["original"]["clean + hiss"]
-    noisy = {name: sum(v for k, v in s.items() if k != "clean + hiss") for name, s in scores.items()}
+    noisy = {name: sum(weights.get(k, 0.0) * v for k, v in s.items()) for name, s in scores.items()}
     fit = [t for t in models if scores[f"tau {t:g}"]["clean + hiss"] >= clean - 2] or list(models)
     chosen = max(fit, key=lambda t: (noisy[f"tau {t:g}"], -t))
     for name, s in scores.items():
-        log(f"  dev {name}: {s} (noisy total {noisy[name]})")
-    return {"items": len(items), "scores": scores, "noisy_total": noisy, "chosen_tau": chosen}
+        log(f"  dev {name}: {s} (weighted noisy total {noisy[name]:g})")
+    return {"items": len(items), "weights": weights, "scores": scores, "noisy_total": noisy, "chosen_tau": chosen}
 
 
 # -- human speech ------------------------------------------------------------------------------------------------
@@ -282,9 +313,10 @@ def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, 
         "",
         *([meta["note"], ""] if meta.get("note") else []),
         "How it is measured: benchmarks/adaptation.py (docstring). A command counts only when its transcript parses "
-        "to exactly its intent and slots, the suite's rule. Each cell is *right / n* for the original model → the "
-        "adapted one (`moderator/acoustic/party`); *wrong* (a different command accepted) in brackets when not 0. "
-        "Each group hears the same command texts.",
+        "to exactly its intent and slots, the suite's rule. Each cell is *right / n* for the models "
+        + " → ".join(f"*{m}*" for m in models) + (f" ({meta['models']})" if meta.get("models") else "")
+        + "; *wrong* (a different command accepted) in brackets when not 0. Each group hears the same command "
+        "texts.",
         "",
         "| voices | " + " | ".join(conds) + " |",
         "| --- |" + " --- |" * len(conds),
@@ -300,7 +332,7 @@ def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, 
             n = cells.get((models[0], group, cond), (0, 0, 0))[2]
             row.append(" → ".join(parts) + f" / {n}")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "The same as rates (original → adapted):", "",
+    lines += ["", f"The same as rates ({' → '.join(models)}):", "",
               "| voices | " + " | ".join(conds) + " |", "| --- |" + " --- |" * len(conds)]
     for group in groups:
         row = [group]
@@ -327,10 +359,13 @@ def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, 
               f"{', '.join(V.ESPEAK_ACCENTS)} x variants {', '.join(V.TRAIN_VARIANTS)}, speed 125-190, pitch 25-80, "
               f"seed {V.TRAIN_SEED}); names of {len(V.TRAIN_ROSTERS)} training rosters "
               f"({sum(map(len, V.TRAIN_ROSTERS))} names); training chatter, music seeds 3001-3003, babble seeds "
-              "1001-1003, the moderator's voice (espeak-ng en-us, 170 wpm) saying its announcements.",
+              "1001 on (one per bed, of training voices only), the moderator's announcements said by "
+              f"`{V.MODERATOR_NOISE_VOICE}` (a training voice; the first party model's build used the app's own "
+              "`espeak-ng:en-us`, the speaker of a test voice).",
               f"- Tuning (tau): flite rms/awb and {len(V.DEV_ESPEAK)} espeak-ng voices of variants "
               f"{', '.join(V.DEV_VARIANTS)} (seed {V.DEV_SEED}); the names {', '.join(V.DEV_ROSTER)}; dev chatter "
-              f"babble (seed {DEV_BABBLE_SEED}) and music (seed {DEV_MUSIC_SEED}).",
+              f"babble (seed {DEV_BABBLE_SEED}: flite rms/awb and the 6 dev espeak-ng voices) and music (seed "
+              f"{DEV_MUSIC_SEED}).",
               f"- Test: the suite's rosters and commands (seed {SEED}), its babble (seed {SEED}), music seed "
               f"{TEST_MUSIC_SEED}, rooms seeded by command. No test name, voice (but flite rms/awb, the 'seen' "
               "group) or noise recording is in training or tuning; flite slt and kal are held out because Festival's "
@@ -357,6 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--note", default="", help="a line for the report under the command")
     parser.add_argument("--groups", nargs="*", default=None, help="only these voice groups")
+    parser.add_argument("--models", nargs="*", default=None, metavar="NAME=PATH",
+                        help="the adapted models to compare with the original, each NAME=PATH (PATH as --model); "
+                        "default: party=--model")
+    parser.add_argument("--conds", nargs="*", default=None, metavar="LABEL",
+                        help="only these conditions: " + "; ".join(c.label for c in TEST_CONDS))
+    parser.add_argument("--commands", type=int, default=None,
+                        help="only the first N commands of the seeded order (each said once per group)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)  # noqa: E731
@@ -366,21 +408,33 @@ def main(argv: list[str] | None = None) -> int:
         groups.remove("unseen: kokoro")
     from moderator.acoustic import acoustic_model
 
-    models: dict[str, Path | None] = {"original": None, "party": acoustic_model(args.model)}
-    items = test_items(load_grammar("en"), per_template=args.per_template, groups=groups, every=args.every)
+    pairs = [m.partition("=") for m in args.models] if args.models else [("party", "=", args.model)]
+    if any(not name or not path for name, _, path in pairs):
+        parser.error("--models takes NAME=PATH")
+    models: dict[str, Path | None] = {"original": None} | {name: acoustic_model(path) for name, _, path in pairs}
+    conds = TEST_CONDS
+    if args.conds:
+        unknown = set(args.conds) - {c.label for c in TEST_CONDS}
+        if unknown:
+            parser.error(f"no condition {sorted(unknown)}: the conditions are {[c.label for c in TEST_CONDS]}")
+        conds = tuple(c for c in TEST_CONDS if c.label in args.conds)
+    items = test_items(load_grammar("en"), per_template=args.per_template, groups=groups, every=args.every,
+                       first=args.commands)
     beds = {"babble": babble(60.0, seed=SEED), "music": V.music(60.0, seed=TEST_MUSIC_SEED)}
     if args.report_only and args.rows:
         rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
+        rows = [r for r in rows if r["model"] in models and r["cond"] in {c.label for c in conds}]
     else:
-        log(f"{len(items)} commands x {len(TEST_CONDS)} conditions x {len(models)} models")
-        rows = evaluate(models, items, TEST_CONDS, beds, log=log, sink=args.rows)
+        log(f"{len(items)} commands x {len(conds)} conditions x {len(models)} models")
+        rows = evaluate(models, items, conds, beds, log=log, sink=args.rows)
     human = human_wer(models)
     given = list(argv or sys.argv[1:])
     if "--note" in given:  # the note is printed on its own
         del given[given.index("--note") : given.index("--note") + 2]
-    cmd = "nice -n 10 .venv/bin/python -m benchmarks.adaptation" + "".join(f" {a}" for a in given)
+    cmd = "nice -n 10 .venv/bin/python -m benchmarks.adaptation" + "".join(f" {shlex.quote(a)}" for a in given)
     meta = {"command": cmd, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "wall_seconds": time.perf_counter() - started, "machine": f"{os.cpu_count()} cores", "note": args.note}
+            "wall_seconds": time.perf_counter() - started, "machine": f"{os.cpu_count()} cores", "note": args.note,
+            "models": ", ".join(f"{n}: `{p}`" for n, p in models.items() if p is not None)}
     args.out.write_text(markdown(rows, human, meta))
     if args.json:
         args.json.write_text(json.dumps({"meta": meta, "rows": rows, "human": human}, indent=0))

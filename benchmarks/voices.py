@@ -15,7 +15,9 @@ Every set here is disjoint from the others, and ``check_split`` proves it:
 - Names: the test rosters (``corpus.ROSTERS``) and the names the suite's party talk mentions never occur in
   training or tuning texts.
 - Noise: training babble is made of training voices saying training-only chatter; the test babble is the suite's
-  (its voices and ``PARTY_TALK``). Music and rooms are drawn from disjoint seeds.
+  (its voices and ``PARTY_TALK``). Music and rooms are drawn from disjoint seeds. The moderator's voice in the
+  training noise is a training voice too (``MODERATOR_NOISE_VOICE``), not the app's ``en-us``: that is the
+  speaker of the suite's test voice ``espeak-ng:en-us``.
 """
 
 from __future__ import annotations
@@ -81,6 +83,36 @@ DEV_ESPEAK = tuple(espeak_voices(DEV_VARIANTS, 6, DEV_SEED, DEV_ACCENTS))
 TRAIN_VOICES = FLITE_SEEN + TRAIN_ESPEAK
 #: Half the dev commands are said by the seen flite voices (on dev names), half by the dev espeak-ng voices.
 DEV_VOICES = FLITE_SEEN * 3 + DEV_ESPEAK
+#: The talkers of the dev babble: 2 of 8 are flite rms/awb, as in the test babble (the suite's 8 voices, of which
+#: rms and awb are the 2 training ones), the rest the dev espeak-ng voices. (The first dev babble took its talkers
+#: from ``DEV_VOICES``: 6 of 8 were rms/awb, the training babble's own flite talkers, which flattered the models
+#: adapted on that babble.)
+DEV_BABBLE_VOICES = FLITE_SEEN + DEV_ESPEAK
+#: The moderator's voice in the training noise: US English at the app's 170 wpm (voices/en.yaml), but of a training
+#: variant. The app's own voice (espeak-ng ``en-us``, the default variant) is the suite's test voice
+#: ``espeak-ng:en-us``: a model trained on it as noise would meet a test speaker in training (the first party
+#: model's build did).
+MODERATOR_NOISE_VOICE = "espeak-ng:en-us+m7,speed=170"
+
+
+def espeak_variant(spec: str) -> str | None:
+    """The variant of an ``espeak-ng:accent+variant,...`` spec ("" for the default one); None for other engines."""
+    engine, _, voice = spec.partition(":")
+    if engine != "espeak-ng":
+        return None
+    return voice.split(",")[0].partition("+")[2]
+
+
+def check_noise_voices(voices: Sequence[str]) -> None:
+    """Raise AssertionError unless every voice of the training noise is a training voice: flite rms/awb, or an
+    espeak-ng voice of a training variant (no test or dev variant, no test voice)."""
+    test_voices = set(SUITE_VOICES) | set(FESTIVAL) | set(KOKORO) | set(FLITE_HELD_OUT)
+    for spec in voices:
+        if spec in FLITE_SEEN:
+            continue
+        variant = espeak_variant(spec)
+        assert variant in TRAIN_VARIANTS and spec not in test_voices | set(DEV_VOICES), \
+            f"training noise voice {spec!r} is not a training voice"
 
 # -- names -------------------------------------------------------------------------------------------------
 
@@ -172,6 +204,7 @@ def check_split() -> None:
     own = words(TRAIN_CHATTER) | words(DEV_CHATTER) | words(GENERAL)
     assert not own & names, own & names
     assert not (set(TRAIN_CHATTER) | set(DEV_CHATTER) | set(GENERAL)) & (set(PARTY_TALK) | set(CHATTER))
+    check_noise_voices([MODERATOR_NOISE_VOICE])
 
 
 # -- speaking ----------------------------------------------------------------------------------------------
@@ -391,16 +424,18 @@ def moderator_lines(names: Sequence[str], *, seed: int = 0, count: int = 60) -> 
     return lines
 
 
-def moderator_bed(seconds: float, names: Sequence[str], *, seed: int = 0) -> np.ndarray:
-    """The moderator's voice as the microphone hears it from the speaker: espeak-ng ``en-us`` at 170 wpm (the
-    app's voice, voices/en.yaml), announcements back to back with short gaps, through a room (RT60 0.3-0.7 s)."""
+def moderator_bed(seconds: float, names: Sequence[str], *, seed: int = 0,
+                  voice: str = MODERATOR_NOISE_VOICE) -> np.ndarray:
+    """The moderator's announcements as the microphone hears them from the speaker, said by ``voice`` (by default
+    a training voice at the app's 170 wpm; the app's own is ``espeak-ng:en-us,speed=170``), back to back with short
+    gaps, through a room (RT60 0.3-0.7 s)."""
     rng = np.random.default_rng(seed)
     n = round(seconds * RATE)
     parts, length = [], 0
     lines = moderator_lines(names, seed=seed)
     i = 0
     while length < n:
-        line = say(lines[i % len(lines)], "espeak-ng:en-us,speed=170")
+        line = say(lines[i % len(lines)], voice)
         gap = np.zeros(int(rng.integers(RATE // 5, RATE)), np.float32)
         parts += [line, gap]
         length += len(line) + len(gap)

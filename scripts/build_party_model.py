@@ -1,7 +1,20 @@
 """Build the "party" acoustic model (issue 10): the wheel's en-us model, MAP-adapted on synthesized commands mixed
 with party noise, from Debian and PyPI packages alone. Seeded and deterministic.
 
-Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py [--work DIR] [--out DIR] [--texts N]
+Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py [--recipe mixed|babble] [--work DIR] [--out DIR]
+      [--noise-mix babble=0.68,music=0.09,moderator=0.08] [--reverb-share F] [--taus T ...] [--base DIR]
+
+Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` override a recipe's values):
+
+- ``mixed``: the first party model's mix (2026-11-22): of the copies, babble 40%, music 15%, the moderator 10%,
+  babble+music 10%, babble+moderator 10%, clean 15%; a third reverberant; 3 babble beds of 6-8 talkers, mostly
+  espeak-ng voices. Its first build took the app's own voice for the moderator (a test speaker, see
+  benchmarks/voices.py); ``--moderator-voice "espeak-ng:en-us,speed=170" --taus 1000`` repeats that build (close
+  to it, not byte for byte: the moderator's lines come from the phrase catalogue, which has changed since).
+- ``babble``: babble-weighted, as issue 10's pilot (babble-only multi-condition training, 85% noisy): babble in
+  80% of the noisy copies (68% of all), music 9%, the moderator 8%, clean 15%; a fifth reverberant; 6 babble beds
+  of 6-9 talkers, 3 of them flite rms/awb (the test babble is half flite, half espeak-ng). Tried on 2026-11-23
+  and not shipped: no better than ``mixed`` at 12 dB babble (docs/benchmarks/changes.md).
 
 Needs (Debian): sphinxtrain (bw, map_adapt, mk_s2sendump), pocketsphinx (pocketsphinx_mdef_convert),
 sphinxbase-utils (sphinx_fe), flite, espeak-ng. scripts/build_party_model.sh installs them and runs this.
@@ -13,10 +26,13 @@ Steps (each cached in the work directory; delete it to start over):
  3. dictionary: cmudict, and espeak-ng pronunciations (as the recognizer derives them) for the names it lacks;
  4. audio: each text said by two training voices, each copy mixed with one party noise (babble of training
     voices saying training chatter, synthesized music, the moderator's own voice, or two of them) at 0-20 dB
-    peak-frame SNR, or clean over a microphone's floor; a third of the copies through a reverberant room;
- 5. features (sphinx_fe, silence kept), counts (bw), MAP with a fixed tau for each tau of ``TAUS``
+    peak-frame SNR, or clean over a microphone's floor (the shares are the recipe's); some copies through a
+    reverberant room;
+ 5. features (sphinx_fe, silence kept), counts (bw), MAP with a fixed tau for each of the recipe's taus
     (map_adapt), packing (mk_s2sendump);
- 6. tau: chosen on the DEV set (dev voices, dev names, dev babble and music), never on the test set;
+ 6. tau: chosen on the DEV set (dev voices, dev names, dev babble and music), never on the test set, by a weighted
+   sum of its noisy conditions (``--dev-weights``: babble at 12 dB counts most) among the taus that lose at most 2
+   clean commands to the original;
  7. the chosen model is copied to ``--out`` (moderator/acoustic/party/en-us).
 """
 
@@ -24,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -52,9 +69,19 @@ PER_TEMPLATE = 8
 GENERAL_SHARE = 0.12
 COPIES = 2
 TAUS = (1000, 5000, 30000)
-#: Shares of the noise conditions of a copy (the rest is clean over a microphone floor).
-NOISES = {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10, "babble+moderator": 0.10}
-REVERB_SHARE = 0.33
+#: Each recipe: ``noises``, the shares of the noise conditions of a copy (the rest is clean over a microphone
+#: floor); ``reverb``, the share of copies through a room; ``babble_beds`` and ``babble_flite``, how many 60 s babble
+#: beds and how many flite talkers in each (None: the first build's beds); ``taus``, the taus the dev set chooses
+#: from.
+RECIPES: dict[str, dict] = {
+    "mixed": {"noises": {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10,
+                         "babble+moderator": 0.10},
+              "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS},
+    "babble": {"noises": {"babble": 0.68, "music": 0.09, "moderator": 0.08},
+               "reverb": 0.20, "babble_beds": 6, "babble_flite": 3, "taus": (1000, 3000, 10000)},
+}
+NOISES = RECIPES["mixed"]["noises"]
+REVERB_SHARE = RECIPES["mixed"]["reverb"]
 MWFLOOR = 1e-7
 """The mixture-weight floor of mk_s2sendump: the wheel's sendump has weights down to about 1e-7."""
 
@@ -152,20 +179,33 @@ def dictionary(words: set[str], out: Path) -> None:
 # -- 4. audio -----------------------------------------------------------------------------------------------------
 
 
-def beds(work: Path) -> dict[str, np.ndarray]:
-    """The training noise: 3 babble beds, 3 music pieces, the moderator's voice (cached as .npy)."""
+def babble_talkers(bed: int, beds: int, flite: int | None) -> tuple[list[str], int]:
+    """The voices of training babble bed ``bed`` of ``beds``, and its number of talkers. ``flite`` None: the first
+    build's beds (of 3; talkers 6-8, one flite voice at most); else ``flite`` talkers of flite rms/awb in turn and
+    the rest espeak-ng training voices (each bed its own), 6-9 talkers."""
+    if flite is None:
+        babble_voices = V.FLITE_SEEN + V.TRAIN_ESPEAK[:22]
+        return list(babble_voices[bed::3] + V.FLITE_SEEN), 6 + bed % 3
+    talkers = 6 + bed % 4
+    espeak = list(V.TRAIN_ESPEAK[bed::beds])
+    return [V.FLITE_SEEN[k % 2] for k in range(flite)] + espeak[: talkers - flite], talkers
+
+
+def beds(work: Path, recipe: dict) -> dict[str, np.ndarray]:
+    """The training noise: babble beds, 3 music pieces, the moderator's voice (cached in the work directory)."""
     path = work / "beds.npz"
     if path.exists():
         return dict(np.load(path))
     log("noise beds: babble, music, the moderator")
     names = [n for r in V.TRAIN_ROSTERS for n in r]
-    babble_voices = V.FLITE_SEEN + V.TRAIN_ESPEAK[:22]
     out = {}
+    for i in range(recipe["babble_beds"]):
+        voices, talkers = babble_talkers(i, recipe["babble_beds"], recipe["babble_flite"])
+        V.check_noise_voices(voices[:talkers])
+        out[f"babble{i}"] = V.babble_bed(60.0, voices, V.TRAIN_CHATTER, talkers=talkers, seed=1001 + i)
     for i in range(3):
-        out[f"babble{i}"] = V.babble_bed(60.0, babble_voices[i::3] + V.FLITE_SEEN, V.TRAIN_CHATTER,
-                                         talkers=6 + i, seed=1001 + i)
         out[f"music{i}"] = V.music(60.0, seed=3001 + i)
-    out["moderator"] = V.moderator_bed(90.0, names, seed=4001)
+    out["moderator"] = V.moderator_bed(90.0, names, seed=4001, voice=recipe["moderator_voice"])
     np.savez(path, **out)
     return out
 
@@ -179,12 +219,14 @@ def write_wav(path: Path, samples: np.ndarray) -> None:
         w.writeframes(pcm.tobytes())
 
 
-def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Generator) -> tuple[np.ndarray, str]:
-    """One training copy of ``speech``: padding, maybe a room, one noise condition at 0-20 dB, a floor."""
+def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Generator,
+             noises: dict[str, float] = NOISES, reverb_share: float = REVERB_SHARE) -> tuple[np.ndarray, str]:
+    """One training copy of ``speech``: padding, maybe a room, one noise condition of ``noises`` at 0-20 dB, a
+    floor."""
     speech = speech * rng.uniform(0.3, 1.0)
     lead, tail = (np.zeros(round(rng.uniform(a, b) * RATE), np.float32) for a, b in ((0.2, 0.6), (0.3, 0.8)))
     label = []
-    reverb = rng.random() < REVERB_SHARE
+    reverb = rng.random() < reverb_share
     if reverb:
         rt60, dist = rng.uniform(0.3, 0.9), rng.uniform(0.5, 3.0)
         wet = V.reverberate(np.concatenate([speech, np.zeros(round(rt60 * RATE), np.float32)]),
@@ -193,7 +235,7 @@ def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Ge
         label.append(f"room{rt60:.1f}s@{dist:.1f}m")
     clean = np.concatenate([lead, speech, tail]).astype(np.float32)
     draw, kind = rng.random(), "clean"
-    for name, share in NOISES.items():
+    for name, share in noises.items():
         if draw < share:
             kind = name
             break
@@ -201,7 +243,8 @@ def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Ge
     if kind != "clean":
         bed = np.zeros(len(clean), np.float32)
         for part in kind.split("+"):
-            source = noise["moderator"] if part == "moderator" else noise[f"{part}{int(rng.integers(3))}"]
+            beds_ = sorted(k for k in noise if k.startswith(part) and k[len(part):].isdigit())
+            source = noise["moderator"] if part == "moderator" else noise[beds_[int(rng.integers(len(beds_)))]]
             piece = noise_for(source, len(clean), rng)
             bed += piece * 10 ** (rng.uniform(-6, 0) / 20)
         snr = rng.uniform(0, 20)
@@ -216,7 +259,7 @@ def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Ge
     return out.astype(np.float32), "+".join(label) or "clean"
 
 
-def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray]) -> list[tuple[str, str]]:
+def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray], recipe: dict) -> list[tuple[str, str]]:
     """(fileid, transcript) of every copy; writes wav/<fileid>.wav."""
     wav = work / "wav"
     wav.mkdir(exist_ok=True)
@@ -232,7 +275,7 @@ def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray]) -> list[t
         words = " ".join(spoken_words(item["text"], numbers))
         for copy in range(COPIES):
             voice = voice_rng.choice(V.FLITE_SEEN) if voice_rng.random() < 0.3 else voice_rng.choice(V.TRAIN_ESPEAK)
-            signal, label = mix_copy(V.say(item["text"], voice), noise, rng)
+            signal, label = mix_copy(V.say(item["text"], voice), noise, rng, recipe["noises"], recipe["reverb"])
             fileid = f"u{i:05d}_{copy}"
             write_wav(wav / f"{fileid}.wav", signal)
             out.append((fileid, words))
@@ -240,6 +283,11 @@ def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray]) -> list[t
         if (i + 1) % 200 == 0:
             log(f"  audio: {i + 1}/{len(items)} texts ({time.perf_counter() - started:.0f} s)")
     (work / "conditions.json").write_text(json.dumps(conditions, indent=0))
+    kinds: dict[str, int] = {}
+    for c in conditions:
+        kind = re.sub(r"[\d.]+(dB|s@|m)", "", c["cond"]).replace("room+", "room + ")
+        kinds[kind] = kinds.get(kind, 0) + 1
+    log("copies by condition: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])))
     manifest.write_text(json.dumps(out))
     return out
 
@@ -298,36 +346,117 @@ def adapt(work: Path, base: Path, tau: float) -> Path:
 
 README = """Party acoustic model (issue 10): the en-us model of the pocketsphinx wheel (CMU Sphinx's 2015 US English
 PTM model, BSD-style license, see the wheel's en-us/README), MAP-adapted (sphinxtrain map_adapt, fixed tau {tau:g})
-on synthesized commands of this game mixed with party babble, music, the moderator's voice and reverberation.
-Built by scripts/build_party_model.py; results in docs/benchmarks/adaptation.md. mdef, feat.params and noisedict are
-the original model's.
+on synthesized commands of this game mixed with party babble, music, the moderator's voice and reverberation
+(recipe "{recipe}": {mix}; reverberant {reverb:.0%}).
+Built by scripts/build_party_model.py --recipe {recipe}; results in docs/benchmarks/adaptation.md. mdef, feat.params
+and noisedict are the original model's.
 """
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """``babble=0.68,music=0.09,moderator=0.08`` -> shares of the copies (the rest is clean)."""
+    out = {}
+    for part in text.split(","):
+        name, _, share = part.partition("=")
+        if not all(p in ("babble", "music", "moderator") for p in name.strip().split("+")) or not share:
+            raise SystemExit(f"--noise-mix: {part!r} is not NOISE=SHARE (NOISE: babble, music, moderator, "
+                             "or two joined by +)")
+        out[name.strip()] = float(share)
+    if sum(out.values()) > 1 + 1e-9:
+        raise SystemExit(f"--noise-mix: the shares add up to {sum(out.values()):.2f}, over 1")
+    return out
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """``babble 12 dB=3;babble 6 dB=1;...`` -> weights of the dev set's noisy conditions (labels hold commas)."""
+    out = {}
+    for part in text.split(";"):
+        label, _, weight = part.rpartition("=")
+        out[label.strip()] = float(weight)
+    return out
+
+
+def describe(recipe: dict) -> str:
+    clean = 1 - sum(recipe["noises"].values())
+    return ", ".join(f"{k} {v:.0%}" for k, v in recipe["noises"].items()) + f", clean {clean:.0%}"
+
+
+def check_work(work: Path, recipe: dict) -> None:
+    """The work directory's caches belong to one recipe: refuse another's."""
+    path = work / "recipe.json"
+    key = {k: recipe[k] for k in ("noises", "reverb", "babble_beds", "babble_flite", "moderator_voice",
+                                  "per_template")}
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old != json.loads(json.dumps(key)):
+            raise SystemExit(f"{work} holds a build of another recipe ({old}); use another --work")
+    elif (work / "manifest.json").exists():
+        raise SystemExit(f"{work} holds a build of an unrecorded recipe; use another --work")
+    else:
+        path.write_text(json.dumps(key, indent=1))
+
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path("/work/scratch/party/build"))
-    parser.add_argument("--out", type=Path, default=ROOT / "moderator" / "acoustic" / "party" / "en-us")
+    parser.add_argument("--recipe", choices=sorted(RECIPES), default="mixed",
+                        help="the noise mix (default: mixed, the shipped model's)")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="work directory (default $PARTY_WORK/build-RECIPE, PARTY_WORK=/work/scratch/party); "
+                        "one per recipe")
+    parser.add_argument("--out", type=Path, default=ROOT / "moderator" / "acoustic" / "party" / "en-us",
+                        help="where the chosen model goes; 'none' to leave it in the work directory")
+    parser.add_argument("--base", type=Path, default=None, help="a base model made by an earlier build (its base/)")
     parser.add_argument("--per-template", type=int, default=PER_TEMPLATE)
-    parser.add_argument("--taus", type=float, nargs="*", default=list(TAUS))
+    parser.add_argument("--noise-mix", default=None, help="shares of the copies per noise, e.g. "
+                        "babble=0.68,music=0.09,moderator=0.08 (the rest is clean); default: the recipe's")
+    parser.add_argument("--reverb-share", type=float, default=None, help="share of copies through a room")
+    parser.add_argument("--babble-beds", type=int, default=None, help="how many 60 s training babble beds")
+    parser.add_argument("--moderator-voice", default=V.MODERATOR_NOISE_VOICE,
+                        help="the voice of the moderator noise (default: a training voice)")
+    parser.add_argument("--taus", type=float, nargs="*", default=None, help="default: the recipe's")
     parser.add_argument("--dev-per-template", type=int, default=2)
     parser.add_argument("--dev-items", type=int, default=40, help="a seeded sample of this many dev commands")
+    parser.add_argument("--dev-weights", default=";".join(f"{k}={v:g}" for k, v in adaptation_weights().items()),
+                        help="weights of the dev set's noisy conditions in the choice of tau, LABEL=W;LABEL=W "
+                        "(default %(default)s)")
+    parser.add_argument("--dev-original-cache", type=Path, default=None,
+                        help="keep the original model's dev rows in this file and reuse them")
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    recipe = dict(RECIPES[args.recipe])
+    if args.noise_mix:
+        recipe["noises"] = parse_mix(args.noise_mix)
+    if args.reverb_share is not None:
+        recipe["reverb"] = args.reverb_share
+    if args.babble_beds:
+        recipe["babble_beds"] = args.babble_beds
+    recipe["moderator_voice"] = args.moderator_voice
+    recipe["per_template"] = args.per_template
+    taus = args.taus or list(recipe["taus"])
     V.check_split()
+    if args.moderator_voice != V.MODERATOR_NOISE_VOICE:
+        try:
+            V.check_noise_voices([args.moderator_voice])
+        except AssertionError:
+            log(f"warning: the moderator noise voice {args.moderator_voice} is not a training voice (not an honest "
+                "split for the test voices of its variant)")
     for tool in ("sphinx_fe", "pocketsphinx_mdef_convert", "flite", "espeak-ng", str(ST / "bw")):
         if shutil.which(tool) is None and not Path(tool).exists():
             raise SystemExit(f"{tool} is missing: run scripts/build_party_model.sh (it installs the Debian packages)")
-    work = args.work
+    work = args.work or Path(os.environ.get("PARTY_WORK", "/work/scratch/party")) / f"build-{args.recipe}"
     work.mkdir(parents=True, exist_ok=True)
-    base = base_model(work)
+    check_work(work, recipe)
+    log(f"recipe {args.recipe}: {describe(recipe)}; reverberant {recipe['reverb']:.0%}; "
+        f"{recipe['babble_beds']} babble beds; moderator {recipe['moderator_voice']}")
+    base = args.base if args.base and (args.base / "mixture_weights").exists() else base_model(work)
     items = texts(SEED, V.TRAIN_ROSTERS, args.per_template, V.GENERAL, GENERAL_SHARE)
     log(f"{len(items)} training texts ({sum(1 for i in items if i['intent'] is None)} general)")
     numbers = number_words()
     words = {w for item in items for w in spoken_words(item["text"], numbers)}
     if not (work / "train.dic").exists():
         dictionary(words, work / "train.dic")
-    utts = audio(work, items, beds(work))
+    utts = audio(work, items, beds(work, recipe), recipe)
     log(f"{len(utts)} utterances, {sum(1 for _ in (work / 'wav').glob('*.wav'))} files")
     features(work, base, utts)
     counts(work, base)
@@ -335,20 +464,37 @@ def main(argv: list[str] | None = None) -> int:
     failed = bw_log.count("Failed to align")
     log(f"bw: {failed} of {len(utts)} utterances failed to align; "
         + " ".join(line.strip() for line in bw_log.splitlines() if "overall>" in line))
-    models = {tau: adapt(work, base, tau) for tau in args.taus}
+    models = {tau: adapt(work, base, tau) for tau in taus}
     log(f"adapted for tau {', '.join(f'{t:g}' for t in models)}; choosing on the dev set")
     from benchmarks import adaptation
 
-    dev = adaptation.dev_choice(models, per_template=args.dev_per_template, limit=args.dev_items, log=log)
+    dev = adaptation.dev_choice(models, per_template=args.dev_per_template, limit=args.dev_items, log=log,
+                                weights=parse_weights(args.dev_weights), rows_file=work / "dev_rows.json",
+                                original_cache=args.dev_original_cache)
+    dev["recipe"] = {"name": args.recipe, **recipe}
     (work / "dev.json").write_text(json.dumps(dev, indent=1))
     tau = dev["chosen_tau"]
+    chosen = models[tau] / "en-us"
+    (chosen / "README").write_text(README.format(tau=tau, recipe=args.recipe, mix=describe(recipe),
+                                                 reverb=recipe["reverb"]))
+    (work / "chosen").unlink(missing_ok=True)
+    (work / "chosen").symlink_to(models[tau].name)
+    if str(args.out) == "none":
+        log(f"chose tau {tau:g}: {models[tau]} (not copied) in {time.perf_counter() - started:.0f} s")
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
-    for name in ("means", "variances", "transition_matrices", "sendump", "mdef", "feat.params", "noisedict"):
-        shutil.copy(models[tau] / "en-us" / name, args.out / name)
-    (args.out / "README").write_text(README.format(tau=tau))
+    for name in ("means", "variances", "transition_matrices", "sendump", "mdef", "feat.params", "noisedict",
+                 "README"):
+        shutil.copy(chosen / name, args.out / name)
     size = sum(p.stat().st_size for p in args.out.iterdir())
     log(f"chose tau {tau:g}; wrote {args.out} ({size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s")
     return 0
+
+
+def adaptation_weights() -> dict[str, float]:
+    from benchmarks.adaptation import DEV_WEIGHTS
+
+    return DEV_WEIGHTS
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Build the "party" acoustic model (moderator/acoustic/party/en-us) from the packages alone: see
 # scripts/build_party_model.py. Installs the Debian tools it needs (as root, or with sudo), then runs the build
-# at low priority on one core. Extra arguments go to the Python script (e.g. --work DIR).
+# at low priority on one core. Extra arguments go to the Python script (e.g. --recipe mixed, --work DIR,
+# --noise-mix babble=0.68,music=0.09,moderator=0.08, --out none).
 #
 #   scripts/build_party_model.sh                 # build (about 10 minutes on 2 cores, most of it the dev set)
+#   scripts/build_party_model.sh --recipe mixed  # the first party model's noise mix
 #   KOKORO=1 scripts/build_party_model.sh        # also set up the Kokoro voice for benchmarks/adaptation.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,4 +33,5 @@ if [ "${KOKORO:-0}" = 1 ] && [ ! -x "$WORK/kvenv/bin/python" ]; then
 fi
 
 export OMP_NUM_THREADS=1
-exec nice -n 10 "$PY" scripts/build_party_model.py --work "$WORK/build" "$@"
+export PARTY_WORK="$WORK"
+exec nice -n 10 "$PY" scripts/build_party_model.py "$@"
