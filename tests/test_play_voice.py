@@ -23,7 +23,6 @@ from test_listen import PLAYERS, padded, spoken
 
 from moderator import cli
 from moderator.adapters import portaudio, pulse_routing
-from moderator.commands import play as play_cmd
 from moderator.env import Environment
 from moderator.game.rules import split_rooms
 from moderator.journal import Journal
@@ -32,8 +31,9 @@ from moderator.journal import Journal
 SEED = 3
 
 
-def env(stdin: str = "") -> Environment:
-    return Environment(stdin=io.StringIO(stdin), stdout=io.StringIO(), stderr=io.StringIO())
+def env(stdin: str = "", **factories: Any) -> Environment:
+    """Streams for the CLI, and fakes for the factories of devices and engines (``Environment``'s)."""
+    return Environment(stdin=io.StringIO(stdin), stdout=io.StringIO(), stderr=io.StringIO(), **factories)
 
 
 def events(path: Path) -> list[dict[str, Any]]:
@@ -68,10 +68,9 @@ def test_a_spoken_command_reaches_the_game_and_a_failed_mic_leaves_the_keyboard(
         return mic
 
     recognizer = ScriptedRecognizer(["i appoint alice as leader"])
-    monkeypatch.setattr(play_cmd, "open_mics", open_mics)
-    monkeypatch.setattr(play_cmd, "make_recognizer", lambda engine, model, acoustic, **kw: recognizer)
     state, log = tmp_path / "game.json", tmp_path / "events.jsonl"
-    e = env("start the game\nstatus\nA: 3 votes for Heidi\nstatus\n")
+    e = env("start the game\nstatus\nA: 3 votes for Heidi\nstatus\n", open_mics=open_mics,
+            make_recognizer=lambda engine, model, acoustic, **kw: recognizer)
     original_read = mic.read
 
     def read(timeout: float = 0.0) -> list[Any]:
@@ -109,28 +108,24 @@ def test_a_spoken_command_reaches_the_game_and_a_failed_mic_leaves_the_keyboard(
     assert mic.closed
 
 
-def test_without_microphones_play_stays_keyboard_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_microphones_play_stays_keyboard_only(tmp_path: Path) -> None:
     def refuse(*args: Any) -> None:
         raise AssertionError("no microphone or recognizer may be opened")
 
-    monkeypatch.setattr(play_cmd, "open_mics", refuse)
-    monkeypatch.setattr(play_cmd, "make_recognizer", refuse)
-    e = env("start the game\n")
+    e = env("start the game\n", open_mics=refuse, make_recognizer=refuse)
     assert cli.main(["play", "--players", PLAYERS, "--state", str(tmp_path / "g.json")], e) == 0
     assert "listening" not in e.stdout.getvalue()
     assert "Round 1." in e.stdout.getvalue()
 
 
-def test_a_resumed_game_listens_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_resumed_game_listens_too(tmp_path: Path) -> None:
     state = tmp_path / "game.json"
     assert cli.main(["play", "--players", PLAYERS, "--seed", str(SEED), "--state", str(state)],
                     env("start the game\nquit\n")) == 0
     mic = LateMic((None,))
     mic.push(None, padded(spoken("pause")))
-    monkeypatch.setattr(play_cmd, "open_mics", lambda args, clock, log: mic)
-    monkeypatch.setattr(play_cmd, "make_recognizer",
-                        lambda engine, model, acoustic, **kw: ScriptedRecognizer(["pause"]))
-    e = env("status\nstatus\n")
+    e = env("status\nstatus\n", open_mics=lambda args, clock, log: mic,
+            make_recognizer=lambda engine, model, acoustic, **kw: ScriptedRecognizer(["pause"]))
     assert cli.main(["play", "--resume", "--mic", "default", "--state", str(state)], e) == 0, e.stderr.getvalue()
     assert "(listening: one microphone for both rooms" in e.stdout.getvalue()
     assert "round paused" in e.stdout.getvalue()

@@ -16,8 +16,8 @@ from moderator.audio.resample import StreamResampler
 from moderator.commands.recognize import result
 from moderator.env import Environment
 from moderator.errors import UsageError
-from moderator.listening import add_recognizer_options, make_recognizer
-from moderator.mics import add_mic_options, check_names, new_endpointer, open_mics, wants_mics
+from moderator.listening import add_recognizer_options
+from moderator.mics import add_mic_options, check_names, new_endpointer, wants_mics
 from moderator.ports import AudioIn, Clock, MicChunk, Recognizer
 from moderator.roster import load_roster, parse_names
 from moderator.speech.grammar import Grammar, load_grammar
@@ -64,11 +64,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     grammar = load_grammar("en")
     if args.wake_word:
         grammar = grammar.addressed(args.wake_word)
-    recognizer = make_recognizer(args.engine, args.vosk_model, args.acoustic_model)
+    recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model)
     check_names(recognizer, roster)
     recognizer.expect(grammar, roster)
     clock = SystemClock()
-    mics = open_mics(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
+    mics = env.open_mics(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
     check = MicCheck(mics, recognizer, grammar, roster, clock, env.stdout, as_json=args.json)
     rooms = ", ".join("shared" if m is None else f"room {m}" for m in mics.mics)
     print(f"(listening: {rooms}, with {recognizer.name}; say a command, e.g. 'I appoint {roster[0]} as leader')",

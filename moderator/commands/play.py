@@ -22,9 +22,9 @@ from moderator.game.engine import Engine
 from moderator.game.rules import split_rooms
 from moderator.game.state import GameState
 from moderator.journal import Journal, Saved, default_path
-from moderator.listening import add_recognizer_options, make_recognizer
+from moderator.listening import add_recognizer_options
 from moderator.live import LiveGame, Sink
-from moderator.mics import add_echo_options, add_mic_options, check_names, make_listener, open_mics, wants_mics
+from moderator.mics import add_echo_options, add_mic_options, check_names, make_listener, wants_mics
 from moderator.outputs import add_speech_options, open_output, schedule_from
 from moderator.play import EventLog
 from moderator.ports import AudioIn, Clock, Recognizer
@@ -184,10 +184,10 @@ def _hear(args: argparse.Namespace, env: Environment, clock: Clock, grammar: Gra
     """
     if not wants_mics(args):
         return []
-    recognizer = make_recognizer(args.engine, args.vosk_model, args.acoustic_model, live=True)
+    recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model, live=True)
     check_names(recognizer, players)
     recognizer.expect(grammar, players)  # compiles every name now, not at the first word said
-    mics = open_mics(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
+    mics = env.open_mics(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
     return [_Hearing(recognizer, mics)]
 
 

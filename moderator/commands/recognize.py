@@ -9,7 +9,7 @@ from typing import Any
 
 from moderator.env import Environment
 from moderator.errors import ModeratorError, UsageError
-from moderator.listening import add_recognizer_options, make_recognizer
+from moderator.listening import add_recognizer_options
 from moderator.roster import parse_names
 from moderator.speech.grammar import Grammar, NoParse, load_grammar
 
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             if not Path(name).is_file():
                 raise ModeratorError(f"no such file: {name}")
             clips.append((name, Clip.read(Path(name))))
-        recognizer = make_recognizer(args.engine, args.vosk_model, args.acoustic_model)
+        recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model)
         recognizer.expect(grammar, roster)
         for name, clip in clips:
             transcript = recognizer.recognize(clip.samples, clip.rate)
