@@ -107,12 +107,14 @@ def expected(engine: Engine) -> list[tuple[str, str, str]]:
     return said
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS), ids=str)
-@pytest.mark.parametrize(("players", "schedule"), GAMES, ids=str)
+#: Every game of GAMES in every variant the rules allow (5 rounds need more than 10 players).
+PLAYABLE = [(players, schedule, variant) for players, schedule in GAMES for variant in VARIANTS
+            if not (VARIANTS[variant].get("rounds") == 5 and players <= 10)]
+
+
+@pytest.mark.parametrize(("players", "schedule", "variant"), PLAYABLE, ids=str)
 def test_every_phrase_a_round_says_on_its_own_was_pre_rendered(players: int, schedule: str, variant: str) -> None:
     plan = VARIANTS[variant]
-    if plan.get("rounds") == 5 and players <= 10:
-        pytest.skip("5 rounds need more than 10 players")
     engine, events = play(players, SCHEDULES[schedule], **plan)
     rendered = set(setup_phrases(engine.catalog, engine.state, engine.schedule))
     said = cues_said(events)
