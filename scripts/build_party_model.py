@@ -486,6 +486,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("means", "variances", "transition_matrices", "sendump", "mdef", "feat.params", "noisedict",
                  "README"):
         shutil.copy(chosen / name, args.out / name)
+    if (args.out / "calibration.json").is_file():
+        log(f"note: {args.out / 'calibration.json'} (the confidence calibration) was tuned for the previous model; "
+            "tune it again on the dev split for this one (docs/benchmarks/adaptation.md)")
     size = sum(p.stat().st_size for p in args.out.iterdir())
     log(f"chose tau {tau:g}; wrote {args.out} ({size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s")
     return 0

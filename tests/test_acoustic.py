@@ -95,3 +95,42 @@ def test_sendump_round_trip_through_mk_s2sendump(tmp_path):
     assert below.mean() > 0.9
     assert np.array_equal(again[below], original[below])
     assert np.all(again[~below] == floor)
+
+
+def _model_copy(root: Path, calibration: str | None = None) -> Path:
+    """A model directory whose en-us/ links to the wheel's files, with ``calibration`` as en-us/calibration.json."""
+    (root / "en-us").mkdir(parents=True)
+    for f in (WHEEL / "en-us").iterdir():
+        (root / "en-us" / f.name).symlink_to(f)
+    (root / DICTIONARY).symlink_to(WHEEL / DICTIONARY)
+    if calibration is not None:
+        (root / "en-us" / "calibration.json").write_text(calibration)
+    return root
+
+
+def test_a_models_calibration_file_sets_its_recognizers_midpoint_only(tmp_path):
+    from moderator.adapters import asr_pocketsphinx as asr
+
+    plain = asr.PocketsphinxRecognizer(_model_copy(tmp_path / "plain"))
+    assert (plain.llr_midpoint, plain.llr_slope) == (asr.LLR_MIDPOINT, asr.LLR_SLOPE) == (-0.15, 22.0)
+    default = asr.PocketsphinxRecognizer()
+    assert (default.llr_midpoint, default.llr_slope) == (asr.LLR_MIDPOINT, asr.LLR_SLOPE)
+    tuned = asr.PocketsphinxRecognizer(_model_copy(tmp_path / "tuned", '{"llr_midpoint": -0.3, "note": "dev"}'))
+    assert (tuned.llr_midpoint, tuned.llr_slope) == (-0.3, asr.LLR_SLOPE)
+    assert asr.confidence_from_llr(-0.3, tuned.llr_midpoint, tuned.llr_slope) == 0.5
+    assert asr.confidence_from_llr(-0.3) < 0.05  # the module's default, and the other recognizers, are unchanged
+    assert (plain.llr_midpoint, asr.LLR_MIDPOINT) == (-0.15, -0.15)
+    assert asr.read_calibration(tmp_path / "tuned" / "en-us") == (-0.3, 22.0)
+    with_slope = _model_copy(tmp_path / "slope", '{"llr_midpoint": -0.2, "llr_slope": 30}')
+    assert asr.read_calibration(with_slope / "en-us") == (-0.2, 30.0)
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"llr_slope": 22}', '{"llr_midpoint": "low"}',
+                                  '{"llr_midpoint": NaN}', '{"llr_midpoint": -0.2, "llr_slope": 0}',
+                                  '{"llr_midpoint": true}'])
+def test_a_malformed_calibration_file_is_a_clear_error(tmp_path, text):
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer, RecognitionError
+
+    root = _model_copy(tmp_path / "bad", text)
+    with pytest.raises(RecognitionError, match=r"calibration\.json"):
+        PocketsphinxRecognizer(root)

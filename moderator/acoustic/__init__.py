@@ -3,7 +3,9 @@ model adapted to party noise (babble, music, the moderator's own voice, reverber
 ``party/en-us`` and built by scripts/build_party_model.py.
 
 ``acoustic_model`` turns a ``--acoustic-model`` value into what ``PocketsphinxRecognizer(model_dir=...)`` takes: a
-directory holding ``en-us/`` and ``cmudict-en-us.dict``.
+directory holding ``en-us/`` and ``cmudict-en-us.dict``. A model may carry its own confidence calibration in
+``en-us/calibration.json`` (``moderator.adapters.asr_pocketsphinx.read_calibration``); without one, the recognizer
+uses the original model's.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 import subprocess
@@ -37,15 +38,52 @@ LLR_MIDPOINT = -0.15
 LLR_SLOPE = 22.0
 
 
-def confidence_from_llr(llr: float) -> float:
-    """Map the grammar-vs-phone-loop ratio to 0..1 (0.5 at ``LLR_MIDPOINT``, 0.9 at 0.1 above it)."""
+CALIBRATION = "calibration.json"
+"""An acoustic model's own confidence calibration, in its ``en-us/`` directory; see ``read_calibration``."""
+
+
+def confidence_from_llr(llr: float, midpoint: float = LLR_MIDPOINT, slope: float = LLR_SLOPE) -> float:
+    """Map the grammar-vs-phone-loop ratio to 0..1 (0.5 at ``midpoint``, 0.9 at 0.1 above it for the default
+    slope). The defaults are the original en-us model's; an adapted model may carry its own (``read_calibration``)."""
     if llr == float("-inf"):
         return 0.0
-    return 1 / (1 + math.exp(-LLR_SLOPE * (llr - LLR_MIDPOINT)))
+    return 1 / (1 + math.exp(-slope * (llr - midpoint)))
 
 
 class RecognitionError(ModeratorError):
     """Speech recognition could not be set up or run."""
+
+
+def read_calibration(model: Path) -> tuple[float, float]:
+    """The (midpoint, slope) of ``confidence_from_llr`` for the acoustic model directory ``model`` (the one holding
+    ``mdef``, ``means`` ...): from ``model/calibration.json`` when there is one, e.g.
+    ``{"llr_midpoint": -0.25, "llr_slope": 22.0}`` (``llr_slope`` optional; other keys, such as a note on how the
+    values were chosen, are ignored), else ``LLR_MIDPOINT`` and ``LLR_SLOPE``. An adapted model scores the grammar
+    and the phone loop differently from the original, so the original's midpoint can reject its right commands.
+
+    Raises:
+        RecognitionError: the file is not JSON, not an object, or its numbers are missing or not finite
+            (the slope must also be positive).
+    """
+    path = model / CALIBRATION
+    if not path.is_file():
+        return LLR_MIDPOINT, LLR_SLOPE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecognitionError(f"{path}: not a readable JSON calibration file ({exc})") from exc
+    if not isinstance(data, dict) or "llr_midpoint" not in data:
+        raise RecognitionError(f'{path}: a calibration file is a JSON object with "llr_midpoint" (a number) and '
+                               'optionally "llr_slope" (a positive number)')
+    values = []
+    for key, default in (("llr_midpoint", LLR_MIDPOINT), ("llr_slope", LLR_SLOPE)):
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise RecognitionError(f"{path}: {key} must be a finite number, not {value!r}")
+        values.append(float(value))
+    if values[1] <= 0:
+        raise RecognitionError(f"{path}: llr_slope must be positive, not {values[1]!r}")
+    return values[0], values[1]
 
 
 @dataclass(frozen=True)
@@ -210,7 +248,9 @@ class PocketsphinxRecognizer:
     """The ``Recognizer`` port on pocketsphinx 5 with a JSGF grammar search.
 
     Each ``recognize`` decodes twice: with the grammar, and with a free phone loop,
-    whose score difference gives the confidence (see ``confidence_from_llr``).
+    whose score difference gives the confidence (see ``confidence_from_llr``). Its midpoint and slope are the
+    model's own when ``en-us/calibration.json`` is there (``read_calibration``), else ``LLR_MIDPOINT`` and
+    ``LLR_SLOPE``: they are this recognizer's ``llr_midpoint`` and ``llr_slope``.
 
     Args:
         model_dir: a directory holding the acoustic model ``en-us/`` and ``cmudict-en-us.dict``
@@ -239,6 +279,7 @@ class PocketsphinxRecognizer:
         self._active: str | None = None
         self._root = root
         self._worker = worker
+        self.llr_midpoint, self.llr_slope = read_calibration(root / "en-us")
         files = (str(root / "en-us"), str(root / "cmudict-en-us.dict"))
         try:
             self._sphinx: Decoders | DecoderProcess = DecoderProcess(*files) if worker else Decoders(*files)
@@ -321,7 +362,8 @@ class PocketsphinxRecognizer:
         absorbed = absorbed_speech(pcm, heard.segments)  # the grammar search's alignment
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
         complete = heard.complete
-        confidence = confidence_from_llr(llr) if complete and absorbed < ABSORBED_LIMIT else 0.0
+        fits = complete and absorbed < ABSORBED_LIMIT
+        confidence = confidence_from_llr(llr, self.llr_midpoint, self.llr_slope) if fits else 0.0
         self.last = Scores(text, frames, grammar_score, phone_score, llr, complete, confidence, absorbed)
         if confidence >= self.reject_below:
             return Transcript(text, confidence)
