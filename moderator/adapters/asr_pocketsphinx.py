@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from moderator.adapters.sphinx import FILLER, PHONES, DecoderError, DecoderProcess, Decoders
-from moderator.errors import ModeratorError
+from moderator.adapters.sphinx import FILLER, PHONES, DecoderProcess, Decoders, RecognitionError
 from moderator.ports import Transcript
 from moderator.speech.compile import to_jsgf, words
 
@@ -48,10 +47,6 @@ def confidence_from_llr(llr: float, midpoint: float = LLR_MIDPOINT, slope: float
     if llr == float("-inf"):
         return 0.0
     return 1 / (1 + math.exp(-slope * (llr - midpoint)))
-
-
-class RecognitionError(ModeratorError):
-    """Speech recognition could not be set up or run."""
 
 
 def read_calibration(model: Path) -> tuple[float, float]:
@@ -281,10 +276,7 @@ class PocketsphinxRecognizer:
         self._worker = worker
         self.llr_midpoint, self.llr_slope = read_calibration(root / "en-us")
         files = (str(root / "en-us"), str(root / "cmudict-en-us.dict"))
-        try:
-            self._sphinx: Decoders | DecoderProcess = DecoderProcess(*files) if worker else Decoders(*files)
-        except DecoderError as exc:
-            raise RecognitionError(str(exc)) from exc
+        self._sphinx: Decoders | DecoderProcess = DecoderProcess(*files) if worker else Decoders(*files)
         self._stream = False
 
     # -- dictionary ---------------------------------------------------------------
@@ -295,10 +287,7 @@ class PocketsphinxRecognizer:
 
     def add_word(self, word: str, phones: str) -> None:
         """Add a pronunciation (space-separated ArpaBet phones) for ``word``."""
-        try:
-            self._sphinx.add_word(word.lower(), phones)
-        except DecoderError as exc:
-            raise RecognitionError(str(exc)) from exc
+        self._sphinx.add_word(word.lower(), phones)
 
     def derive(self, word: str) -> Derived:
         """Make up a pronunciation: espeak-ng's, else two dictionary words, else the spelling.
@@ -335,10 +324,7 @@ class PocketsphinxRecognizer:
         if key not in self._searches:
             self.ensure_words(words(grammar, roster, intents))
             name = f"jsgf{len(self._searches)}"
-            try:
-                self._sphinx.add_jsgf(name, to_jsgf(grammar, roster, intents))
-            except DecoderError as exc:
-                raise RecognitionError(str(exc)) from exc
+            self._sphinx.add_jsgf(name, to_jsgf(grammar, roster, intents))
             self._searches[key] = name
         self._active = self._searches[key]
 
@@ -350,15 +336,12 @@ class PocketsphinxRecognizer:
         if len(pcm) < 2 * RATE // 100:  # under 10 ms: not even one frame
             self.last = Scores("", 0, float("-inf"), 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
-        try:
-            heard = self._sphinx.decode(self._active, pcm)
-            text, grammar_score, frames = heard.text, heard.score, heard.frames
-            if not text:
-                self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
-                return Transcript("", 0.0)
-            phone_score = self._sphinx.decode(PHONES, pcm).score
-        except DecoderError as exc:
-            raise RecognitionError(str(exc)) from exc
+        heard = self._sphinx.decode(self._active, pcm)
+        text, grammar_score, frames = heard.text, heard.score, heard.frames
+        if not text:
+            self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
+            return Transcript("", 0.0)
+        phone_score = self._sphinx.decode(PHONES, pcm).score
         absorbed = absorbed_speech(pcm, heard.segments)  # the grammar search's alignment
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
         complete = heard.complete
@@ -382,30 +365,21 @@ class PocketsphinxRecognizer:
         for derived in self.derived.values():
             other.add_word(derived.word, derived.phones)
         other.derived = dict(self.derived)
-        try:
-            other._sphinx.open_stream()  # now, not at the first word: it takes 0.1-0.2 s
-        except DecoderError as exc:
-            raise RecognitionError(str(exc)) from exc
+        other._sphinx.open_stream()  # now, not at the first word: it takes 0.1-0.2 s
         return other
 
     def begin(self) -> None:
         """Start an utterance: audio given to ``accept`` is decoded as it arrives, for partial results."""
         if self._active is None:
             raise RecognitionError("call expect() before begin(): no grammar is loaded")
-        try:
-            self._sphinx.begin(self._active)  # an utterance left open (its listener went away) is ended first
-        except DecoderError as exc:
-            raise RecognitionError(str(exc)) from exc
+        self._sphinx.begin(self._active)  # an utterance left open (its listener went away) is ended first
         self._stream = True
 
     def accept(self, samples: np.ndarray, rate: int) -> str:
         """Decode more of the utterance; returns the words heard so far (the best partial path)."""
         if not self._stream:
             raise RecognitionError("call begin() before accept()")
-        try:
-            return self._sphinx.accept(_to_pcm16(samples, rate))
-        except DecoderError as exc:
-            raise RecognitionError(str(exc)) from exc
+        return self._sphinx.accept(_to_pcm16(samples, rate))
 
     def finish(self) -> None:
         """End the utterance begun with ``begin``. Its result is ``recognize``'s on the whole utterance:
@@ -415,7 +389,4 @@ class PocketsphinxRecognizer:
         if not self._stream:
             return
         self._stream = False
-        try:
-            self._sphinx.finish()
-        except DecoderError as exc:
-            raise RecognitionError(str(exc)) from exc
+        self._sphinx.finish()

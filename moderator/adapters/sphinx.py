@@ -11,8 +11,8 @@ slips. With the decoders in a child, the game's thread waits on a pipe, which fr
 
 The protocol is pickled ``(method, *args)`` tuples over the child's stdin, and ``("ok", value)`` or
 ``("error", message)`` replies over its stdout, one at a time. The child imports pocketsphinx, not numpy or the
-game. If it dies (killed, out of memory), the next call starts a new one and replays the pronunciations and
-grammars it had been given, so a game never loses its recognizer to one crash.
+game (only its error classes). If it dies (killed, out of memory), the next call starts a new one and replays
+the pronunciations and grammars it had been given, so a game never loses its recognizer to one crash.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any
 
+from moderator.errors import ModeratorError
+
 #: Filler words of the en-us model (``<sil>``, ``[NOISE]``, ``++BREATH++``, ``SIL``), which are not words said.
 FILLER = re.compile(r"<.*>|\[.*\]|SIL|\+.*\+")
 
@@ -32,8 +34,13 @@ FILLER = re.compile(r"<.*>|\[.*\]|SIL|\+.*\+")
 PHONES = "phones"
 
 
-class DecoderError(Exception):
-    """pocketsphinx refused or failed a call (the message is its), or its process could not be run."""
+class RecognitionError(ModeratorError):
+    """Speech recognition could not be set up or run."""
+
+
+class DecoderError(RecognitionError):
+    """pocketsphinx refused or failed a call (the message is its), or its process could not be run. A
+    ``RecognitionError``, so ``PocketsphinxRecognizer`` passes it on as it is."""
 
 
 @dataclass(frozen=True)
