@@ -20,7 +20,6 @@ moderator's voice where the room heard it, so its reference is read from there.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -29,11 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from moderator.adapters import portaudio, pulse_routing
+from moderator.adapters import portaudio
 from moderator.adapters.played_record import PlayedRecord
 from moderator.adapters.pulse_routing import PulseDevice
 from moderator.adapters.stream import WatchedStream
-from moderator.errors import DeviceError
 
 if TYPE_CHECKING:
     from moderator.audio.clip import Clip
@@ -104,24 +102,10 @@ class Output(WatchedStream):
             self._voices.clear()
         # A room's own device plays it on every channel (the first stands for all); split stereo, on its own.
         self.record = PlayedRecord(self.rate, tuple(range(len(self.rooms))), self.clock)
-        try:
-            with pulse_routing.opening(self.target) if self.target else contextlib.nullcontext():
-                self.stream = sd.OutputStream(
-                    device=self.device,
-                    channels=self.channels,
-                    samplerate=self.rate,
-                    dtype="float32",
-                    latency=self.latency,
-                    callback=self._callback,
-                    finished_callback=self._finished,
-                )
-                self.stream.start()
-        except (sd.PortAudioError, ValueError) as exc:
-            self.stream = None
-            raise DeviceError(f"cannot open output device {self.device} {self.name!r}: {exc}") from exc
-        except DeviceError:  # opened, but not to be routed to its sink
-            self.close()
-            raise
+        self._start(lambda: sd.OutputStream(device=self.device, channels=self.channels, samplerate=self.rate,
+                                            dtype="float32", latency=self.latency, callback=self._callback,
+                                            finished_callback=self._finished),
+                    self.target, (sd.PortAudioError, ValueError), f"output device {self.device} {self.name!r}")
         self.failure, self.reported, self.last_callback = None, False, self.monotonic()
 
     def flowing(self) -> bool:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from moderator.adapters import portaudio, pulse_routing
+from moderator.adapters import portaudio
 from moderator.adapters.pulse_routing import PulseDevice
 from moderator.adapters.stream import WatchedStream
 from moderator.errors import DeviceError
@@ -67,24 +67,11 @@ class _Input(WatchedStream):
         """Open and start the stream."""
         sd = portaudio.load_sounddevice()
         self._closing, self._next = False, None
-        try:
-            with pulse_routing.opening(self.target) if self.target else contextlib.nullcontext():
-                self.stream = sd.InputStream(
-                    device=self.device,
-                    channels=1,
-                    samplerate=self.rate,
-                    dtype="float32",
-                    blocksize=round(self.rate * BLOCK),
-                    callback=self._callback,
-                    finished_callback=self._finished,
-                )
-                self.stream.start()
-        except (sd.PortAudioError, ValueError) as exc:
-            self.stream = None
-            raise DeviceError(f"cannot open input device (microphone) {self.device} {self.name!r}: {exc}") from exc
-        except DeviceError:  # opened, but not to be routed to its source
-            self.close()
-            raise
+        self._start(lambda: sd.InputStream(device=self.device, channels=1, samplerate=self.rate, dtype="float32",
+                                           blocksize=round(self.rate * BLOCK), callback=self._callback,
+                                           finished_callback=self._finished),
+                    self.target, (sd.PortAudioError, ValueError),
+                    f"input device (microphone) {self.device} {self.name!r}")
         self.last_callback = self.monotonic()
 
     def _callback(self, indata: Any, frames: int, time_info: Any, status: Any) -> None:

@@ -7,6 +7,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from moderator.adapters import pulse_routing
+from moderator.errors import DeviceError
+
 
 class WatchedStream:
     """One PortAudio stream (set ``stream``) whose health is watched from the caller's thread.
@@ -28,6 +31,22 @@ class WatchedStream:
         self.failed_at = 0.0  # monotonic() of the failure, or of the last attempt to reopen
         self.reported = False  # the failure has been logged
         self.last_callback = 0.0
+
+    def _start(self, make: Callable[[], Any], target: Any, refused: tuple[type[BaseException], ...], what: str) -> None:
+        """Make the stream (``make()``) and start it, routed to the PulseAudio sink or source ``target`` if any.
+
+        An exception of ``refused`` (PortAudio's) is a ``DeviceError`` that says it could not open ``what``; a
+        stream that opened but could not be routed is closed again, and its ``DeviceError`` goes on."""
+        try:
+            with pulse_routing.opening(target) if target else contextlib.nullcontext():
+                self.stream = make()
+                self.stream.start()
+        except refused as exc:
+            self.stream = None
+            raise DeviceError(f"cannot open {what}: {exc}") from exc
+        except DeviceError:  # opened, but not to be routed to its sink or source
+            self.close()
+            raise
 
     def _finished(self) -> None:
         """PortAudio's ``finished_callback``."""
