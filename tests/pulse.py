@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.pulse_bench import ROOT, PulseMissing
+from benchmarks.pulse_bench import ROOT, NullSinks, PulseMissing
 from benchmarks.pulse_bench import pactl as _pactl
 from benchmarks.pulse_bench import pulse_bench as _null_sinks
 
@@ -54,13 +54,9 @@ ECHO_PATH_LATENCY = 0.002
 
 
 @dataclass
-class PulseBench:
-    """The running bench: the environment for subprocesses, and recorders of what each room heard."""
-
-    home: Path
-    env: dict[str, str]
-    sinks: dict[str, str]
-    """ALSA device name (``roomA``) to the PulseAudio sink behind it."""
+class PulseBench(NullSinks):
+    """The running bench (``benchmarks.pulse_bench.NullSinks``), with recorders of what each room heard and
+    microphones the test speaks into."""
 
     @contextlib.contextmanager
     def record(self, device: str, channels: int = 1) -> Iterator[list[np.ndarray]]:
