@@ -266,3 +266,45 @@ def test_no_warning_at_or_beyond_the_round_length(seconds: int) -> None:
     g.at(seconds)
     warnings = [e["text"] for e in g.said("time.warning")]
     assert warnings == ["30 seconds left.", "10 seconds left."][(1 if seconds == 30 else 0):]
+
+
+# --- rule: "undo" acts only on the room it comes from (issue 12, 1.1) --------------------------------
+
+
+def test_undo_in_room_b_does_not_reverse_room_a_usurp() -> None:
+    g = Game()
+    g.say("start the game")
+    g.leaders()
+    assert g.say("4 votes for Bob", "A")
+    assert g.engine.state.rooms["A"].leader == "Bob"
+    assert g.say("undo", "B")  # room B's own last change: its appointment
+    assert g.engine.state.rooms["A"].leader == "Bob" and g.engine.state.rooms["B"].leader is None
+    assert not g.say("undo", "B"), "room B has nothing more of its own to undo"
+    assert g.say("undo", "A")
+    assert g.engine.state.rooms["A"].leader == "Alice"
+
+
+def test_undo_during_hostage_selection_keeps_the_other_room_leader_and_says_what_was_undone() -> None:
+    g = Game()
+    g.say("start the game")
+    g.at(180)
+    assert g.say("I appoint Alice as leader", "A") and g.say("I appoint Gus as leader", "B")
+    assert g.say("undo", "B")
+    assert g.engine.state.rooms["A"].leader == "Alice", "room B's undo removed room A's new leader"
+    assert g.engine.state.rooms["B"].leader is None
+    undone = g.said("undone")[-1]
+    assert undone["room"] == "B" and undone["text"] == 'Undone in room B: "I appoint Gus as leader".'
+    assert g.of("undo")[-1]["room"] == "B"
+    assert g.say("I appoint Hal as leader", "B")
+    assert g.say("hostages Bob and Carol", "A") and g.say("hostages Ida and Jon", "B"), "each room has its leader"
+
+
+def test_undo_from_no_room_takes_back_the_last_change_of_either_room_and_a_lock_ends_only_its_room() -> None:
+    g = Game()
+    g.say("start the game")
+    g.at(180)
+    g.leaders()
+    assert g.say("hostages Bob and Carol", "A")  # typed: locks room A's choice
+    assert not g.say("undo", "A"), "a locked choice cannot be undone"
+    assert g.say("undo"), "room B's appointment is still open"
+    assert g.engine.state.rooms["B"].leader is None and g.engine.state.rooms["A"].hostages == ["Bob", "Carol"]

@@ -10,6 +10,7 @@ first, consequences after. The reveal's rules are in ``reveal``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, Protocol
 
 from moderator.game.round_clock import RoundClock
@@ -27,9 +28,8 @@ class Game(Protocol):
     #: True while the command being applied is to be read back before it locks (a spoken hostage choice).
     reading_back: bool
 
-    @property
-    def can_undo(self) -> bool: ...
-    def undo(self) -> None: ...
+    def can_undo(self, room: str | None = None) -> bool: ...
+    def undo(self, room: str | None = None) -> None: ...
     def emit(self, type_: str, **fields: Any) -> dict[str, Any]: ...
     def say(self, room: str, key: str, /, _text: str | None = None, **slots: Any) -> None: ...
     def text(self, key: str, /, **slots: Any) -> str: ...
@@ -317,9 +317,9 @@ def leaders_met(eng: Game) -> None:
 
 def check_undo(eng: Game, slots: Slots, room: str | None) -> Apply:
     """ "undo": refused when nothing can be taken back; else the undo."""
-    if not eng.can_undo:
+    if not eng.can_undo(room):
         raise Refusal("refuse.nothing_to_undo")
-    return eng.undo
+    return partial(eng.undo, room)
 
 
 def query(eng: Game, slots: Slots, room: str | None, intent: str) -> Apply:

@@ -13,6 +13,7 @@ from moderator.game.round_clock import RoundClock
 from moderator.game.rules import GamePlan
 from moderator.game.state import ROOMS, GameState, RoomState
 from moderator.game.statechart import SEP, Statechart, load_statechart
+from moderator.game.undo import UndoHistory
 from moderator.ports import Announcer, Clock
 from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog
@@ -105,7 +106,7 @@ class Engine:
         #: The room of the command being applied (None: not known), for the answers that depend on it.
         self._asking: str | None = None
         self._listeners: list[Listener] = []
-        self._undo: list[GameState] = []
+        self._undo = UndoHistory()
         self.rounds.reschedule()
 
     @classmethod
@@ -229,13 +230,14 @@ class Engine:
             self._reject(room, parsed.text, refusal.key, refusal.slots, intent=parsed.intent)
             return False
         undoable = parsed.intent in _UNDOABLE or (parsed.intent == "hostages" and self.reading_back)
-        if undoable:
-            self._undo.append(saved)
         self.emit("command", room=where or "both", intent=parsed.intent, slots=parsed.slots, text=parsed.text)
         self._asking = where
+        locks = self._undo.locks
         apply()
-        if not undoable and parsed.intent not in ("time", "repeat", "help", "undo"):
-            self._undo.clear()
+        if undoable and self._undo.locks == locks:  # (unless it ended the round: "room B is ready")
+            self._undo.record(saved, self.state, parsed.text)
+        elif not undoable and parsed.intent not in ("time", "repeat", "help", "undo"):
+            self._undo.locked(where)
         return True
 
     def _reject(self, room: str | None, text: str, key: str, slots: dict[str, Any], *, intent: str | None) -> None:
@@ -320,7 +322,7 @@ class Engine:
         self.rounds.stop()
         for room in self.state.rooms.values():
             room.offer = None
-        self._undo.clear()
+        self._undo.locked()
         self.fire("time_up")
         self.emit("round_end", round=self.state.round)
         self.rounds.say_cue("time_up")
@@ -331,21 +333,19 @@ class Engine:
             else:
                 self.say(name, "hostages.due", room=name, leader=room.leader, hostages=due)
 
-    @property
-    def can_undo(self) -> bool:
-        """True when "undo" has a change to take back."""
-        return bool(self._undo)
+    def can_undo(self, room: str | None = None) -> bool:
+        """True when "undo" from ``room`` (None: from no room, e.g. the host's keyboard) has a change to take back."""
+        return self._undo.can_undo(room)
 
-    def undo(self) -> None:
-        """Take back the last change that is not locked."""
-        before = self.state
-        self.state = self._undo.pop()
-        self.state.last_said = before.last_said
-        self.emit("undo")
-        for room in ROOMS:
-            if self.state.rooms[room].leader != before.rooms[room].leader:
-                self.emit("leader", room=room, player=self.state.rooms[room].leader, how="undone")
-        self.say("both", "undone")
+    def undo(self, room: str | None = None) -> None:
+        """Take back the last change of ``room`` that is not locked (None: the last change of either room)."""
+        leaders = {name: r.leader for name, r in self.state.rooms.items()}
+        change = self._undo.undo(self.state, room)
+        self.emit("undo", room=change.room, text=change.text)
+        for name in ROOMS:
+            if self.state.rooms[name].leader != leaders[name]:
+                self.emit("leader", room=name, player=self.state.rooms[name].leader, how="undone")
+        self.say(change.room, "undone", room=change.room, command=change.text)
 
     # --- time ----------------------------------------------------------------------------------
 

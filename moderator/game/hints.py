@@ -14,8 +14,7 @@ class Situation(Protocol):
     state: GameState
     chart: Statechart
 
-    @property
-    def can_undo(self) -> bool: ...
+    def can_undo(self, room: str | None = None) -> bool: ...
     def in_state(self, name: str) -> bool: ...
     def may(self, intent: str, room: str) -> bool: ...
 
@@ -50,7 +49,7 @@ def helpful_intents(game: Situation, room: str | None = None) -> list[str]:
         wanted += ([] if led else ["appoint"]) + ["hostages", "time"]
     else:
         wanted += ["start", "met", "predict", "reveal"]
-    wanted += ["undo"] if game.can_undo else []
+    wanted += ["undo"] if game.can_undo(room if room in ROOMS else None) else []
     fits = set(allowed_intents(game))
     if room in ROOMS:  # what only the other room may do now is no help here
         fits = {i for i in fits if game.may(i, room)}
