@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from moderator.game import actions, hints, reveal
+from moderator.game import actions, hints, reasons, reveal
 from moderator.game.actions import Refusal
 from moderator.game.phrase import Phrase
 from moderator.game.round_clock import RoundClock
@@ -250,8 +250,7 @@ class Engine:
             locked = self.state.rooms[room].hostages or []
             return Refusal("refuse.hostages_locked", room=room, players=self.names(locked))
         leaf = self.flow.state[0] if isinstance(self.flow.state, list) else self.flow.state
-        top = leaf.split(SEP)[0]
-        situation = self.text(f"situation.{leaf if top == 'round' else top}")
+        situation = self.text(reasons.situation_key(intent, leaf, self.state.plan))
         return Refusal("refuse.not_now", action=self.text(f"action.{intent}"), situation=situation)
 
     def may(self, intent: str, room: str) -> bool:
