@@ -94,7 +94,7 @@ def test_kill_mid_round_and_resume_with_time_charged(tmp_path: Path) -> None:
 
     # Down for 60 s more than the real gap.
     _backdate(state, 60)
-    resumed = Game(state, "--resume")
+    resumed = Game(state, "--resume", "--events", str(events))  # a resumed game logs only where it is told
     resumed.send(f"B: {b[1]} accepts")
     resumed.send("A: how much time is left")
     resumed.send("quit")
