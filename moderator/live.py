@@ -98,7 +98,7 @@ class LiveGame:
         self._rebuild = rebuild
         self._extra_alerts = extra_alerts
         self._err = err
-        self._saved_version = -1
+        self._saved_version = self._tried_version = -1
         #: The last snapshot taken for a save (written or not): what a bug falls back to.
         self._snapshot: Saved | None = None
         #: Why saving fails, while it does (None: it works).
@@ -185,13 +185,16 @@ class LiveGame:
 
     # --- saving, and surviving a bug ----------------------------------------------------------------
 
-    def save(self) -> None:
-        """Journal the game now if it changed since the last save (or the last save failed).
+    def save(self, *, retry: bool = False) -> None:
+        """Journal the game now if it changed since the last save.
 
         A failure is said once (on ``err``, and in ``alerts``) and the game goes on from memory; the next
-        change or heartbeat tries again, and a save that works again is said too."""
+        change, or the next heartbeat (``retry``), tries again, and a save that works again is said too."""
         if self.engine.version == self._saved_version:
             return
+        if self.save_trouble is not None and self.engine.version == self._tried_version and not retry:
+            return  # nothing new since the last failed attempt: the heartbeat retries
+        self._tried_version = self.engine.version
         self._snapshot = Saved(self.engine.snapshot(), self.epoch, self.clock.now(), self.lang,
                                str(self.events) if self.events else None, self.game_id, dict(self.options))
         try:
@@ -215,7 +218,7 @@ class LiveGame:
             return
         self._last_beat = now
         if self.save_trouble is not None:
-            self.save()
+            self.save(retry=True)
         self.journal.beat(self.game_id, now)
 
     def _guard(self, step: Callable[[], object]) -> None:
