@@ -58,7 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     who = p.add_mutually_exclusive_group()
     who.add_argument("--players", help="the players' names, comma separated")
     who.add_argument("--roster", type=Path, help="a roster file: one name per line, or a YAML/JSON list")
-    who.add_argument("--resume", action="store_true", help="continue the saved game (after a crash or 'quit')")
+    who.add_argument("--resume", action="store_true",
+                     help="continue the saved game (after a crash or 'quit'), with the --read-back and --settings "
+                     "it was started with unless they are given again")
     p.add_argument("--paused", action="store_true",
                    help="with --resume: resume paused, with the time the round had when it stopped (known "
                    "within a second, even after a crash)")
