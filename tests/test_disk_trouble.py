@@ -234,3 +234,17 @@ def test_a_game_logging_to_dev_full_plays_on_with_one_warning(tmp_path: Path) ->
                            "game goes on, and its events are kept and written as soon as the log can take them\n")
     assert "3 minutes left in round 1." in done.stdout
     assert "the event log is not being written" in done.stdout, "the host's view shows it"
+
+
+def test_a_game_started_on_a_full_disk_is_played_and_says_at_the_end_what_was_not_saved(tiny_disk: Path) -> None:
+    from test_play_saved_game import play
+
+    fill(tiny_disk)
+    state = tiny_disk / "game.json"
+    status, out, err = play("--players", PLAYERS, "--state", str(state), stdin="start the game\nquit\n")
+    assert status == 0, err
+    assert err.count("saving the game failed") == 1 and "No space left on device" in err
+    assert "Round 1." in out and "(game saved to" not in out
+    assert out.rstrip().endswith(f"The latest changes could not be saved (cannot save the game to {state}: No space "
+                                 "left on device); nothing of it was saved.")
+    assert not state.exists() and not list(tiny_disk.glob(".game-*.tmp"))

@@ -179,7 +179,8 @@ def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: 
     if game.finished:
         print("Game over. Thanks for playing!", file=env.stdout)
     elif game.save_trouble is not None:
-        print(f"The game could not be saved ({game.save_trouble}).", file=env.stdout)
+        kept = f"{journal.path} holds the game as last saved" if journal.exists() else "nothing of it was saved"
+        print(f"The latest changes could not be saved ({game.save_trouble}); {kept}.", file=env.stdout)
     else:
         print(f"Game saved. Continue with: moderator play --resume --state {journal.path}", file=env.stdout)
     return 0
