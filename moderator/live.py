@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
-from moderator.errors import ModeratorError
+from moderator.errors import JournalError, ModeratorError
 from moderator.game.engine import Engine
 from moderator.journal import Journal, Saved
 from moderator.play import split_room
@@ -41,13 +44,21 @@ class LiveGame:
     How long the loop may sleep follows from the next timer's time, as a value (``wait_time``).
 
     The engine is not thread-safe and has one owner. A bug in a step must not lose the game: the engine is
-    rebuilt from the last save (``rebuild(saved, clock)``, on this game's one clock) and ``adopt`` hands it to
-    every part that holds one (the event sinks, the voice's announcer, phase and ``spoken`` events, the
-    listening loop), in that one place; the replaced engine's events go nowhere from then on.
+    rebuilt from the last snapshot taken for a save (``rebuild(saved, clock)``, on this game's one clock) and
+    ``adopt`` hands it to every part that holds one (the event sinks, the voice's announcer, phase and
+    ``spoken`` events, the listening loop), in that one place; the replaced engine's events go nowhere from
+    then on.
+
+    Nor may a failing disk end it: a save that fails is said once, the game goes on from memory, and the save
+    is retried on every change and heartbeat until it works (which is said too). A sink that fails (the event
+    log has its own handling) is said once and skipped; it never reaches the engine.
     """
 
     #: The default timing's lead.
     LEAD: ClassVar[float] = LiveTiming.lead
+    #: How often the journal's heartbeat records that the game runs (``Journal.beat``): a crash's time is known
+    #: within this much.
+    HEARTBEAT: ClassVar[float] = 1.0
 
     def __init__(
         self,
@@ -65,12 +76,17 @@ class LiveGame:
         timing: LiveTiming | None = None,
         extra_alerts: Callable[[], list[str]] = list,
         err: TextIO = sys.stderr,
+        game: str | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
         self.clock = engine.clock
         self.journal = journal
         self.epoch = epoch
         self.lang = lang
         self.events = events
+        #: The game's id, which its heartbeat carries; and the settings a resumed game keeps.
+        self.game_id = game or uuid.uuid4().hex
+        self.options = dict(options or {})
         self.timing = timing or LiveTiming()
         self.sinks = list(sinks)
         self.voice = voice
@@ -82,7 +98,13 @@ class LiveGame:
         self._rebuild = rebuild
         self._extra_alerts = extra_alerts
         self._err = err
-        self._saved_version = -1
+        self._saved_version = self._tried_version = -1
+        #: The last snapshot taken for a save (written or not): what a bug falls back to.
+        self._snapshot: Saved | None = None
+        #: Why saving fails, while it does (None: it works).
+        self.save_trouble: str | None = None
+        self._last_beat = float("-inf")
+        self._failed_sinks: set[int] = set()
         self.engine = engine
         self.adopt(engine)
 
@@ -99,8 +121,15 @@ class LiveGame:
             self.listener.engine = engine
 
     def _publish(self, source: Engine, sink: Sink, event: dict[str, Any]) -> None:
-        if source is self.engine:  # a replaced engine is dead: nothing it still says is the game's
+        if source is not self.engine:  # a replaced engine is dead: nothing it still says is the game's
+            return
+        try:
             sink(event)
+        except Exception as exc:  # an output's failure is not the game's: it must not undo the command
+            if id(sink) not in self._failed_sinks:
+                self._failed_sinks.add(id(sink))
+                print(f"moderator: an output of the game's events failed ({exc}); the game goes on without it",
+                      file=self._err, flush=True)
 
     @property
     def finished(self) -> bool:
@@ -115,6 +144,7 @@ class LiveGame:
         self._timers(self.timing.lead)
         self._recognition(chunks)
         self._speech()
+        self._heartbeat()
 
     def feed(self, line: str) -> None:
         """Handle one typed line ("A: ..." or "B: ..." names the room's microphone)."""
@@ -155,12 +185,41 @@ class LiveGame:
 
     # --- saving, and surviving a bug ----------------------------------------------------------------
 
-    def save(self) -> None:
-        """Journal the game now if it changed since the last save."""
-        if self.engine.version != self._saved_version:
-            self.journal.save(self.engine.snapshot(), epoch=self.epoch, saved_at=self.clock.now(),
-                              lang=self.lang, events=str(self.events) if self.events else None)
-            self._saved_version = self.engine.version
+    def save(self, *, retry: bool = False) -> None:
+        """Journal the game now if it changed since the last save.
+
+        A failure is said once (on ``err``, and in ``alerts``) and the game goes on from memory; the next
+        change, or the next heartbeat (``retry``), tries again, and a save that works again is said too."""
+        if self.engine.version == self._saved_version:
+            return
+        if self.save_trouble is not None and self.engine.version == self._tried_version and not retry:
+            return  # nothing new since the last failed attempt: the heartbeat retries
+        self._tried_version = self.engine.version
+        self._snapshot = Saved(self.engine.snapshot(), self.epoch, self.clock.now(), self.lang,
+                               str(self.events) if self.events else None, self.game_id, dict(self.options))
+        try:
+            self.journal.save(self._snapshot)
+        except JournalError as exc:
+            if self.save_trouble is None:
+                print(f"moderator: warning: saving the game failed ({exc}); the game goes on from memory, and "
+                      "saving is retried every second", file=self._err, flush=True)
+            self.save_trouble = str(exc)
+            return
+        self._saved_version = self.engine.version
+        if self.save_trouble is not None:
+            self.save_trouble = None
+            print(f"moderator: saving works again: the game is saved in {self.journal.path}", file=self._err,
+                  flush=True)
+
+    def _heartbeat(self) -> None:
+        """Once a second: record that the game runs, and retry a save that failed."""
+        now = self.clock.now()
+        if now - self._last_beat < self.HEARTBEAT:
+            return
+        self._last_beat = now
+        if self.save_trouble is not None:
+            self.save(retry=True)
+        self.journal.beat(self.game_id, now)
 
     def _guard(self, step: Callable[[], object]) -> None:
         """Run a step; a bug in it must not lose the game, so fall back to the last save."""
@@ -172,8 +231,10 @@ class LiveGame:
             print("moderator: internal error; the last command was ignored and the game goes on:",
                   file=self._err)
             traceback.print_exc(file=self._err)
-            self.adopt(self._rebuild(self.journal.load(), self.clock))
-            self._saved_version = self.engine.version
+            # A copy: the rebuilt engine's state shares its lists with what it was built from.
+            last = self._snapshot or self.journal.load()
+            self.adopt(self._rebuild(replace(last, state=copy.deepcopy(last.state)), self.clock))
+            self._saved_version = self.engine.version if self.save_trouble is None else -1
             return
         self.save()
 
@@ -185,11 +246,14 @@ class LiveGame:
         failed = sorted(self.mics.failed_mics, key=str) if self.mics is not None else []
         heard = ["the shared microphone is not working: type the commands" if mic is None
                  else f"room {mic}'s microphone is not working: type its commands as '{mic}: ...'" for mic in failed]
-        return said + heard + self._extra_alerts()
+        saving = [] if self.save_trouble is None else [f"the game is not being saved: {self.save_trouble}"]
+        return said + heard + saving + self._extra_alerts()
 
     def close(self) -> None:
-        """Say what was already announced (waiting up to ``timing.finish_timeout`` for what still renders),
-        then stop the voice and its output."""
+        """Record the last heartbeat, say what was already announced (waiting up to ``timing.finish_timeout``
+        for what still renders), then stop the voice and its output."""
+        self.save()
+        self.journal.beat(self.game_id, self.clock.now())
         if self.voice is None:
             return
         try:

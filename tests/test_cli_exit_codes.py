@@ -153,11 +153,12 @@ def test_ctrl_c_before_the_game_is_saved_says_nothing_was(tmp_path: Path, monkey
         raise KeyboardInterrupt
 
     state = tmp_path / "g.json"
-    state.write_text("{}")  # an earlier game's file, which this run does not touch
+    state.write_text("{}")  # an earlier file, which --new keeps aside only once the new game is saved
     monkeypatch.setattr(play_cmd, "split_rooms", interrupted)
-    status, err = run("play", "--players", PLAYERS, "--state", str(state))
+    status, err = run("play", "--players", PLAYERS, "--state", str(state), "--new")
     assert (status, err) == (130, "moderator: interrupted before the game started; nothing was saved\n")
     assert state.read_text() == "{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json", "g.json.lock"], "no backup was made"
 
 
 def test_ctrl_c_with_traceback_shows_where_it_stopped(monkeypatch: pytest.MonkeyPatch) -> None:

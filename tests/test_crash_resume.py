@@ -94,7 +94,7 @@ def test_kill_mid_round_and_resume_with_time_charged(tmp_path: Path) -> None:
 
     # Down for 60 s more than the real gap.
     _backdate(state, 60)
-    resumed = Game(state, "--resume")
+    resumed = Game(state, "--resume", "--events", str(events))  # a resumed game logs only where it is told
     resumed.send(f"B: {b[1]} accepts")
     resumed.send("A: how much time is left")
     resumed.send("quit")
@@ -121,12 +121,17 @@ def test_kill_mid_round_and_resume_with_time_charged(tmp_path: Path) -> None:
     assert leaders == [("A", a[0], "appointed"), ("B", b[0], "appointed"), ("B", b[1], "abdicated")]
 
 
-def test_resume_paused_keeps_the_time_the_round_had(tmp_path: Path) -> None:
+def test_resume_paused_keeps_the_time_the_round_had_at_the_kill(tmp_path: Path) -> None:
     state = tmp_path / "game.json"
     game = Game(state, "--players", PLAYERS, "--seed", "4")
     game.send("start the game")
     before = game.wait_saved(lambda d: d["state"]["round"] == 1)
+    # The round runs on with nothing to save: only the heartbeat records that it still runs. Real time passes
+    # for the process (no game timer is waited for).
+    time.sleep(2.5)
     game.kill9()
+    left_at_kill = before["state"]["deadline"] - (time.time() - before["epoch"])
+    assert left_at_kill < before["state"]["deadline"] - before["saved_at"] - 2, "the last save is 2.5 s older"
     _backdate(state, 90)
     resumed = Game(state, "--resume", "--paused")
     resumed.send("how much time is left")
@@ -134,9 +139,29 @@ def test_resume_paused_keeps_the_time_the_round_had(tmp_path: Path) -> None:
     out = resumed.finish()
     after = Journal(state).load().state
     assert after["machine"] == "round.paused"
-    left_at_kill = before["state"]["deadline"] - before["saved_at"]
-    assert abs(after["remaining"] - left_at_kill) < 1.0, "the time it was down is not charged"
-    assert "The game is paused with 3 minutes left in round 1." in out
+    assert abs(after["remaining"] - left_at_kill) < 1.0, "the time at the kill, known within a second"
+    answers = [line for line in out.splitlines() if "The game is paused with" in line]
+    assert answers and all(abs(_seconds(line) - left_at_kill) <= 1.5 for line in answers), (answers, left_at_kill)
+
+
+def test_a_second_moderator_cannot_open_a_running_game(tmp_path: Path) -> None:
+    state = tmp_path / "game.json"
+    game = Game(state, "--players", PLAYERS, "--seed", "7")
+    game.wait_saved(lambda d: d["state"]["machine"] == "briefing")
+    before = state.read_bytes()
+    for argv in (["--resume"], ["--resume", "--paused"], ["--players", PLAYERS, "--new"]):
+        second = subprocess.run([sys.executable, "-m", "moderator", "play", "--state", str(state), *argv],
+                                input="start the game\nquit\n", capture_output=True, text=True, timeout=60)
+        assert (second.returncode, second.stderr) == (
+            1, f"moderator: error: this game is open in another moderator (pid {game.proc.pid}): {state}\n")
+    assert state.read_bytes() == before and not list(tmp_path.glob("game.2*.json")), "nothing was touched"
+    game.send("start the game")
+    game.send("quit")
+    game.finish()
+    assert Journal(state).load().state["round"] == 1, "the first moderator's changes are all saved"
+    after = subprocess.run([sys.executable, "-m", "moderator", "play", "--state", str(state), "--resume"],
+                           input="quit\n", capture_output=True, text=True, timeout=60)
+    assert after.returncode == 0, after.stderr  # once it has ended, the game may be resumed
 
 
 def test_kill_during_hostage_selection_keeps_the_locked_choice(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from moderator import cli
 from moderator.adapters import portaudio, pulse_routing
 from moderator.env import Environment
 from moderator.game.rules import split_rooms
-from moderator.journal import Journal
+from moderator.journal import Journal, Saved
 
 #: A seed whose room split puts Alice in room A (checked below, so a change to the split shows here).
 SEED = 3
@@ -83,9 +83,9 @@ def test_a_spoken_command_reaches_the_game_and_a_failed_mic_leaves_the_keyboard(
     saved_leaders: list[str | None] = []
     save = Journal.save
 
-    def spy(self: Journal, snapshot: dict[str, Any], **kwargs: Any) -> None:
-        saved_leaders.append(snapshot["rooms"]["A"]["leader"])
-        save(self, snapshot, **kwargs)
+    def spy(self: Journal, saved: Saved) -> None:
+        saved_leaders.append(saved.state["rooms"]["A"]["leader"])
+        save(self, saved)
 
     monkeypatch.setattr(Journal, "save", spy)
     code = cli.main(["play", "--players", PLAYERS, "--seed", str(SEED), "--room-a-in", "USB", "--state", str(state),

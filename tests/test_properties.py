@@ -38,6 +38,7 @@ from moderator.game.engine import Engine
 from moderator.game.rules import make_plan
 from moderator.game.state import ROOMS
 from moderator.game.statechart import load_statechart
+from moderator.save_check import check_state
 from moderator.settings import Schedule
 from moderator.simulate import advance
 from moderator.speech.catalog import load_catalog
@@ -430,6 +431,12 @@ class EngineGame(RuleBasedStateMachine):
         if self.engine is None:
             return
         assert {r: self.engine.state.rooms[r].leader for r in ROOMS} == self.leaders
+
+    @invariant()
+    def a_save_of_the_game_passes_the_check_on_load(self) -> None:
+        if self.engine is None:
+            return
+        check_state(self.engine.snapshot(), saved_at=self.engine.clock.now())
 
     @invariant()
     def state_matches_the_statechart(self) -> None:

@@ -23,7 +23,7 @@ from moderator.game.rules import split_rooms
 from moderator.game.state import GameState
 from moderator.journal import Journal, Saved, default_path
 from moderator.listening import add_recognizer_options
-from moderator.live import LiveGame, Sink
+from moderator.live import LiveGame
 from moderator.mics import add_echo_options, add_mic_options, check_names, make_listener, wants_mics
 from moderator.outputs import add_speech_options, open_output, schedule_from
 from moderator.play import EventLog
@@ -51,21 +51,30 @@ def register(sub: argparse._SubParsersAction) -> None:
         "and stands in for a microphone that fails: type what players would say, e.g. 'A: I appoint Alice as "
         "leader' ('A:' or 'B:' says which room's microphone heard it; without it the room follows from "
         "the names). Extra keyboard words: 'status' shows both rooms, 'quit' saves and leaves. The game "
-        "is saved after every change; 'moderator play --resume' continues it after a crash.",
+        "is saved after every change; 'moderator play --resume' continues it after a crash. A new game never "
+        "replaces an unfinished saved one unless --new is given, and a saved game is open in one moderator at a "
+        "time. If saving fails (a full or read-only disk), the game goes on from memory and saving is retried.",
     )
     who = p.add_mutually_exclusive_group()
     who.add_argument("--players", help="the players' names, comma separated")
     who.add_argument("--roster", type=Path, help="a roster file: one name per line, or a YAML/JSON list")
-    who.add_argument("--resume", action="store_true", help="continue the saved game (after a crash or 'quit')")
+    who.add_argument("--resume", action="store_true",
+                     help="continue the saved game (after a crash or 'quit'), with the --read-back and --settings "
+                     "it was started with unless they are given again")
     p.add_argument("--paused", action="store_true",
-                   help="with --resume: resume paused, with the time the round had when it stopped")
+                   help="with --resume: resume paused, with the time the round had when it stopped (known "
+                   "within a second, even after a crash)")
+    p.add_argument("--new", action="store_true",
+                   help="start a new game even though an unfinished one is saved at --state: the saved one is "
+                   "kept beside it, renamed with the date and time (without --new, play refuses to replace it)")
     p.add_argument("--keyboard", action="store_true",
                    help="take commands from the keyboard (always on, with or without microphones: it is also "
                    "the fallback when a microphone fails)")
     add_plan_options(p, players=False)
     p.add_argument("--seed", type=int, help="seed for the random room split (default: random)")
     p.add_argument("--state", type=Path, help=f"where the game is saved (default {default_path()})")
-    p.add_argument("--events", type=Path, help="append the JSON Lines event log to this file")
+    p.add_argument("--events", type=Path, help="append the JSON Lines event log to this file (with --resume too: "
+                   "a resumed game logs only where this says)")
     add_speech_options(p, devices=True)
     add_mic_options(p)
     add_echo_options(p)
@@ -75,64 +84,89 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, env: Environment) -> int:
     """Start or resume a game and run it until the result, 'quit' or the end of input."""
+    if args.paused and not args.resume:
+        raise UsageError("--paused goes with --resume: it continues the saved game paused")
+    if args.new and args.resume:
+        raise UsageError("--new starts a new game, --resume continues the saved one: choose one")
+    journal = Journal(args.state or default_path())
     hearing: list[_Hearing] = []
     try:
-        return _run(args, env, hearing)
+        return _run(args, env, journal, hearing)
     finally:
         for h in hearing:
             h.mics.close()
+        journal.unlock()
 
 
-def _run(args: argparse.Namespace, env: Environment, hearing: list[_Hearing]) -> int:
-    journal = Journal(args.state or default_path())
-    schedule = schedule_from(args)
+def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: list[_Hearing]) -> int:
     timing = LiveTiming()
-    # A read-back of spoken hostage choices ('--read-back', with the recognizer options).
-    engine_options = {"read_back": args.read_back} if getattr(args, "read_back", None) else {}
+    if args.resume:
+        journal.lock()  # held until the game ends: a second moderator on this file is refused
+        journal.remove_leftovers()
+        saved = journal.load()
+        if saved.finished:
+            raise JournalError(f"the saved game at {journal.path} is already over; start a new one")
+        # What the command line does not say again is as the game was saved.
+        schedule = schedule_from(args) if args.settings else Schedule(**{
+            k: tuple(v) if k == "warnings" else v for k, v in saved.options.get("schedule", {}).items()})
+        read_back = args.read_back or saved.options.get("read_back", "spoken")
+    else:
+        names = _roster(args)
+        plan = plan_from_args(args, players=len(names))
+        schedule, read_back = schedule_from(args), args.read_back or "spoken"
+        journal.lock()
+        journal.remove_leftovers()
+        replacing = journal.claim(new=args.new)
+    options = {"read_back": read_back, "schedule": {"warnings": list(schedule.warnings),
+               "countdown": schedule.countdown, "leader_nag": schedule.leader_nag}}
 
     def build(saved: Saved, clock: Clock) -> Engine:
         """The game as saved, on the live game's clock (a resumed game, or one rebuilt after a bug)."""
         return Engine(GameState.from_dict(saved.state), clock=clock, grammar=grammar, catalog=catalog,
-                      schedule=schedule, **engine_options)
+                      schedule=schedule, read_back=read_back)
 
     if args.resume:
-        saved = journal.load()
         grammar, catalog = load_grammar("en"), load_catalog(saved.lang)
-        epoch, lang, events = saved.epoch, saved.lang, Path(saved.events) if saved.events else None
+        # Only a log the user names now is written: never a path read from a file.
+        epoch, lang, events, game_id = saved.epoch, saved.lang, args.events, saved.game or None
         engine = build(saved, SystemClock(saved.epoch))
-        sinks = _sinks(env, events)
-        if engine.in_state("result"):
-            raise JournalError(f"the saved game at {journal.path} is already over; start a new one")
         hearing.extend(_hear(args, env, engine.clock, grammar, engine.state.players))
     else:
-        names = _roster(args)
-        plan = plan_from_args(args, players=len(names))
         # Commands are English-only for now; --lang picks what the moderator says.
         grammar, catalog = load_grammar("en"), load_catalog(args.lang)
         a, b = split_rooms(names, random.Random(args.seed))
         clock = SystemClock()
         hearing.extend(_hear(args, env, clock, grammar, names))  # before anything starts: errors end it here
-        epoch, lang, events = clock.epoch, args.lang, args.events
+        epoch, lang, events, game_id = clock.epoch, args.lang, args.events, None
         engine = Engine.new(plan, {"A": a, "B": b}, clock=clock, grammar=grammar, catalog=catalog,
-                            schedule=schedule, **engine_options)
-        sinks = _sinks(env, events)
+                            schedule=schedule, read_back=read_back)
+    log = EventLog(events, warn=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True)) if events \
+        else None
     voice = _speak(engine, args, env, schedule, timing)
     listeners = _listen(engine, hearing, args, env, voice)
-    game = LiveGame(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build, sinks=sinks, voice=voice,
+    game = LiveGame(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build,
+                    sinks=[lambda e: _print_event(e, env), *([log] if log else [])], voice=voice,
                     mics=hearing[0].mics if hearing else None, listener=listeners[0] if listeners else None,
-                    timing=timing, extra_alerts=alsa_log.alerts, err=env.stderr)
+                    timing=timing, extra_alerts=lambda: alsa_log.alerts() + (log.alerts() if log else []),
+                    err=env.stderr, game=game_id, options=options)
     if args.resume:
+        if saved.events and not args.events:
+            print(f"(the saved game logged its events to {saved.events}; to go on logging them there, resume "
+                  f"with --events {saved.events})", file=env.stdout)
         if args.paused and engine.state.deadline is not None:
             engine.pause_restored(engine.state.deadline - saved.saved_at)
         engine.say("both", "restored")
         engine.say_time_left("both")
     else:
+        if replacing:
+            print(f"(the earlier game is kept in {journal.back_up()})", file=env.stdout)
         engine.begin()
     for h in hearing:
         print(f"(listening: {_mic_names(h.mics.mics)}, with {h.recognizer.name}; typed commands work too)",
               file=env.stdout)
     game.save()
-    print(f"(game saved to {journal.path} after every change)", file=env.stdout)
+    if game.save_trouble is None:
+        print(f"(game saved to {journal.path} after every change)", file=env.stdout)
     try:
         if env.interactive:
             asyncio.run(_tty_loop(game, env))
@@ -140,16 +174,16 @@ def _run(args: argparse.Namespace, env: Environment, hearing: list[_Hearing]) ->
             _pipe_loop(game, env)
     finally:
         game.close()
+        if log is not None:
+            log.close()
     if game.finished:
         print("Game over. Thanks for playing!", file=env.stdout)
+    elif game.save_trouble is not None:
+        kept = f"{journal.path} holds the game as last saved" if journal.exists() else "nothing of it was saved"
+        print(f"The latest changes could not be saved ({game.save_trouble}); {kept}.", file=env.stdout)
     else:
         print(f"Game saved. Continue with: moderator play --resume --state {journal.path}", file=env.stdout)
     return 0
-
-
-def _sinks(env: Environment, events: Path | None) -> list[Sink]:
-    """Where the game's events go: the terminal, and the JSON Lines log if there is one (opened now)."""
-    return [lambda e: _print_event(e, env), *([EventLog(events)] if events else [])]
 
 
 def _speak(engine: Engine, args: argparse.Namespace, env: Environment, schedule: Schedule,
