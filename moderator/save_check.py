@@ -15,6 +15,7 @@ from functools import cache
 from typing import Any
 
 from moderator.game.engine import READ_BACK
+from moderator.game.rules import GIVESY_BACKSIES
 from moderator.game.state import ROOMS, GameState, RoomState
 from moderator.game.statechart import SEP, load_statechart
 
@@ -145,6 +146,8 @@ def _plan(plan: Any, players: int) -> list[dict[str, Any]]:
     _bool(plan["color_share"], f"{w}.color_share")
     _int(plan["buried"], f"{w}.buried", 0, 1)
     _text(plan["hostage_table"], f"{w}.hostage_table")
+    if plan.get("givesy_backsies", "en") not in GIVESY_BACKSIES:  # (absent in games saved before it existed)
+        raise Invalid(f"{w}.givesy_backsies", f"must be one of {', '.join(GIVESY_BACKSIES)}")
     return rounds
 
 
@@ -221,6 +224,9 @@ def _rooms(rooms: Any, players: list[str], machine: list[str]) -> None:
                               else "names someone who is not a player of this game")
         if room.get("offer") is not None and room["offer"][0] != leader:
             raise Invalid(f"{where}.offer", "is not made by the room's leader")
+        for player in _names(room.get("gave_up", []), f"{where}.gave_up"):
+            if player not in players:
+                raise Invalid(f"{where}.gave_up", f"{_show(player)} is not a player of this game")
         for key in ("ready", "asked_leader"):
             _bool(room.get(key, False), f"{where}.{key}")
     missing = [p for p in players if p not in seen]

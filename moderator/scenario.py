@@ -15,7 +15,7 @@ from moderator.resources import SCENARIOS
 from moderator.settings import GameOptions
 
 _OPTION_TYPES: dict[str, type] = {
-    "rounds": int, "hostage_table": str, "bury": bool, "round_seconds": int,
+    "rounds": int, "hostage_table": str, "givesy_backsies": str, "bury": bool, "round_seconds": int,
     "durations": list, "no_timer": bool, "force": bool, "mics": str,
     "read_back": str, "wake_word": str,
 }

@@ -45,6 +45,9 @@ class GameOptions:
     force: bool = False
     """Allow more than 30 players (the 22+ rows apply)."""
 
+    givesy_backsies: str = "en"
+    """Which edition's "no givesy-backsies": ``en`` or ``fr`` (``moderator.game.rules.GIVESY_BACKSIES``)."""
+
     shared_mic: bool = False
     """One shared input: the room follows from the names said."""
 

@@ -308,3 +308,37 @@ def test_undo_from_no_room_takes_back_the_last_change_of_either_room_and_a_lock_
     assert not g.say("undo", "A"), "a locked choice cannot be undone"
     assert g.say("undo"), "room B's appointment is still open"
     assert g.engine.state.rooms["B"].leader is None and g.engine.state.rooms["A"].hostages == ["Bob", "Carol"]
+
+
+# --- rule: the editions' "no givesy-backsies" (issue 12, 1.5) ------------------------------------------
+
+
+@pytest.mark.parametrize("edition", ["en", "fr"])
+def test_no_givesy_backsies_by_edition(edition: str) -> None:
+    g = Game(givesy_backsies=edition)
+    g.say("start the game")
+    g.leaders()
+    assert g.say("Alice offers leadership to Bob", "A") and g.say("Bob accepts", "A")
+    assert not g.say("Bob offers leadership to Alice", "A"), "both editions: not straight back"
+    took_back = g.say("4 votes for Alice", "A")
+    if edition == "en":
+        assert took_back and g.engine.state.rooms["A"].leader == "Alice", "EN forbids only the handing back"
+    else:
+        assert not took_back and g.engine.state.rooms["A"].leader == "Bob"
+        assert g.last_reason() == "Alice handed the leadership over this round and can't be leader again until " \
+                                  "the next round."
+        assert g.say("4 votes for Carol", "A") and not g.say("Carol offers leadership to Alice", "A")
+        g.at(180)
+        g.say("hostages Dave and Eve", "A") and g.say("hostages Hal and Ida", "B")
+        g.say("leaders have met")
+        assert g.engine.state.round == 2
+        assert g.say("4 votes for Alice", "A"), "a new round: she may lead again"
+
+
+def test_givesy_backsies_is_a_plan_option_and_unknown_editions_are_refused() -> None:
+    from moderator.errors import RulesError
+
+    assert make_plan(8, givesy_backsies="fr").to_dict()["givesy_backsies"] == "fr"
+    assert make_plan(8).givesy_backsies == "en"
+    with pytest.raises(RulesError, match="choose en or fr"):
+        make_plan(8, givesy_backsies="de")

@@ -9,7 +9,15 @@ from typing import Any
 from moderator.env import Environment
 from moderator.errors import UsageError
 from moderator.game.plan_view import render_plan
-from moderator.game.rules import HOSTAGE_TABLES, MAX_PLAYERS, MIN_PLAYERS, ROUND_COUNTS, GamePlan, plan_for
+from moderator.game.rules import (
+    GIVESY_BACKSIES,
+    HOSTAGE_TABLES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    ROUND_COUNTS,
+    GamePlan,
+    plan_for,
+)
 from moderator.settings import GameOptions
 
 
@@ -56,6 +64,13 @@ def add_plan_options(parser: argparse.ArgumentParser, *, players: bool) -> None:
         default="current",
         help="hostage counts from the current edition (default) or the 2014 leader card",
     )
+    parser.add_argument(
+        "--givesy-backsies",
+        choices=GIVESY_BACKSIES,
+        default="en",
+        help="after an abdication: en (default) the new leader cannot hand it straight back this round; "
+        "fr (newer edition) whoever handed it over cannot lead again this round, by vote either",
+    )
     timing = parser.add_mutually_exclusive_group()
     timing.add_argument(
         "--round-minutes",
@@ -90,6 +105,7 @@ def options_from_args(args: argparse.Namespace) -> GameOptions:
         durations=None if args.durations is None else tuple(parse_durations(args.durations)),
         no_timer=args.no_timer,
         force=args.force,
+        givesy_backsies=args.givesy_backsies,
     )
 
 

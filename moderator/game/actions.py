@@ -146,11 +146,19 @@ def offer(eng: Game, slots: Slots, room: str | None) -> Apply:
         raise Refusal("refuse.offer_open", leader=state.offer[0], player=state.offer[1])
     if state.no_giveback == [leader, player]:
         raise Refusal("refuse.givesy_backsy", leader=leader, player=player)
+    _not_given_up(eng, state, player)
 
     def apply() -> None:
         state.offer = [leader, player]
         eng.say(room, "offer.made", leader=leader, player=player)
     return apply
+
+
+def _not_given_up(eng: Game, state: RoomState, player: str) -> None:
+    """The newer edition's "no givesy-backsies" (``givesy_backsies: fr``): who handed the leadership over this round
+    cannot become leader again before the next round, by an offer or by a vote."""
+    if eng.state.plan.get("givesy_backsies", "en") == "fr" and player in state.gave_up:
+        raise Refusal("refuse.gave_up", player=player)
 
 
 def answer_offer(eng: Game, slots: Slots, room: str | None, accepted: bool) -> Apply:
@@ -167,6 +175,7 @@ def answer_offer(eng: Game, slots: Slots, room: str | None, accepted: bool) -> A
         if accepted:
             eng.set_leader(room, player, "abdicated")
             state.no_giveback = [player, giver]
+            state.gave_up.append(giver)
         else:
             eng.say(room, "offer.refused", player=player, leader=giver)
     return apply
@@ -187,6 +196,7 @@ def usurp(eng: Game, slots: Slots, room: str | None) -> Apply:
         raise Refusal("refuse.too_many_votes", votes=votes, room=room, size=size)
     if votes * 2 <= size:
         raise Refusal("refuse.not_majority", votes=votes, room=room, size=size, needed=size // 2 + 1)
+    _not_given_up(eng, state, player)
     return lambda: eng.set_leader(room, player, "usurped")
 
 

@@ -308,7 +308,7 @@ class Engine:
         s = self.state
         s.round = number
         for room in s.rooms.values():
-            room.no_giveback, room.offer, room.ready = None, None, False
+            room.no_giveback, room.offer, room.ready, room.gave_up = None, None, False, []
         # Round 1 may start from a timer (after the briefing), handled a little ahead: its own time counts.
         self.rounds.start(self.clock.now() if self._scheduled is None else self._scheduled)
         due = self.hostages_due()

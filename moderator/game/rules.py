@@ -58,6 +58,9 @@ class GamePlan:
     """Cards dealt to nobody: 0 or 1."""
     hostage_table: str
     """Which edition's hostage table: "current" or "2014"."""
+    givesy_backsies: str = "en"
+    """Which edition's "no givesy-backsies": ``en`` (the new leader cannot hand it straight back) or ``fr`` (whoever
+    handed it over cannot lead again this round, by any route)."""
 
     @property
     def has_gambler(self) -> bool:
@@ -73,6 +76,7 @@ class GamePlan:
             "color_share": self.color_share,
             "buried": self.buried,
             "hostage_table": self.hostage_table,
+            "givesy_backsies": self.givesy_backsies,
         }
 
 
@@ -163,6 +167,12 @@ def make_deck(players: int, *, bury: bool = False) -> dict[str, int]:
     return {card: counts[card] for card in CARDS if counts.get(card)}
 
 
+#: The editions' readings of "no givesy-backsies" (docs/decisions.md): ``en``, the 2014 English rulebook (the new
+#: leader cannot hand the leadership straight back this round), and ``fr``, the newer French edition (whoever handed
+#: it over cannot become leader again this round, by any route: no usurp vote or offer for them either).
+GIVESY_BACKSIES = ("en", "fr")
+
+
 def make_plan(
     players: int,
     *,
@@ -173,6 +183,7 @@ def make_plan(
     durations: Sequence[int] | None = None,
     no_timer: bool = False,
     force: bool = False,
+    givesy_backsies: str = "en",
 ) -> GamePlan:
     """Plan a game: rounds with their timings and hostages, the deck, and what is allowed.
 
@@ -181,6 +192,7 @@ def make_plan(
         durations: custom round lengths in seconds, one per round.
         no_timer: rounds end when both leaders are ready.
         force: allow more than 30 players (the 22+ row applies).
+        givesy_backsies: the edition's reading of "no givesy-backsies" (``GIVESY_BACKSIES``).
 
     Raises:
         RulesError: the set-up is not allowed; the message says what is.
@@ -192,6 +204,8 @@ def make_plan(
         raise RulesError(f"5 rounds need more than 10 players; with {players} players play 3 rounds")
     seconds = _round_seconds(rounds, round_seconds=round_seconds, durations=durations, no_timer=no_timer)
     hostages = hostages_for(players, rounds, hostage_table)
+    if givesy_backsies not in GIVESY_BACKSIES:
+        raise RulesError(f"unknown givesy-backsies rule {givesy_backsies!r}: choose {' or '.join(GIVESY_BACKSIES)}")
     return GamePlan(
         players=players,
         rounds=tuple(RoundSpec(i + 1, s, h) for i, (s, h) in enumerate(zip(seconds, hostages, strict=True))),
@@ -199,6 +213,7 @@ def make_plan(
         color_share=players >= COLOR_SHARE_MIN_PLAYERS,
         buried=1 if bury else 0,
         hostage_table=hostage_table,
+        givesy_backsies=givesy_backsies,
     )
 
 
@@ -253,4 +268,5 @@ def plan_for(players: int, options: GameOptions) -> GamePlan:
         durations=options.durations,
         no_timer=options.no_timer,
         force=options.force,
+        givesy_backsies=options.givesy_backsies,
     )

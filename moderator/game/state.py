@@ -30,6 +30,8 @@ class RoomState:
     offer: list[str] | None = None
     #: "No givesy-backsies": [new leader, giver]; the new leader cannot hand back to the giver this round.
     no_giveback: list[str] | None = None
+    #: Who handed the leadership over this round (``givesy_backsies: fr``: none of them may lead again this round).
+    gave_up: list[str] = field(default_factory=list)
     #: The moderator asked "Who is the new leader of this room?".
     asked_leader: bool = False
     #: Hostages heard by voice and read back, waiting for "yes" (they lock) or "no".
