@@ -87,7 +87,8 @@ def check_state(state: Any, *, saved_at: float) -> None:
     rounds = _plan(state["plan"], len(players))
     machine = _machine(state["machine"])
     top = machine[0].split(SEP)[0]
-    _rooms(state["rooms"], players, machine)
+    untimed = all(r["seconds"] is None for r in rounds)
+    _rooms(state["rooms"], players, machine, untimed)
     number = _int(state["round"], f"{w}.round", 0, len(rounds))
     if (number == 0) != (top in ("setup", "briefing")):
         raise Invalid(f"{w}.round", f"round {number} does not fit the phase {top!r}")
@@ -174,7 +175,7 @@ def _machine(machine: Any) -> list[str]:
     raise Invalid("state.machine", f"{_show(machine)} is not a state of the game")
 
 
-def _rooms(rooms: Any, players: list[str], machine: list[str]) -> None:
+def _rooms(rooms: Any, players: list[str], machine: list[str], untimed: bool) -> None:
     w = "state.rooms"
     if not isinstance(rooms, dict) or set(rooms) != set(ROOMS):
         raise Invalid(w, "must have exactly rooms A and B")
@@ -210,7 +211,8 @@ def _rooms(rooms: Any, players: list[str], machine: list[str]) -> None:
                     raise Invalid(f"{where}.{key}", f"{_show(player)} leads room {name}")
         hostages_locked = room.get("hostages") is not None
         should_be = (bool(locked) and locked[0].endswith(f"{SEP}locked")) or machine == ["parley"]
-        if hostages_locked != should_be:
+        # Without a timer, a leader names the hostages during the round, before the room is ready.
+        if hostages_locked != should_be and not (untimed and machine[0].startswith(f"round{SEP}")):
             raise Invalid(f"{where}.hostages", "are locked exactly from the leader's choice until the exchange")
         for key in ("offer", "no_giveback"):
             pair = room.get(key)

@@ -206,6 +206,8 @@ def test_undo_takes_back_an_appointment_but_not_a_lock() -> None:
 
 
 def test_no_timer_variant_ends_the_round_when_both_rooms_are_ready() -> None:
+    """The rulebook (EN p13): each leader announces the hostages during the round, then signals ready; a ready room
+    changes nothing more; there is no "time's up"."""
     g = Game(no_timer=True)
     g.say("start the game")
     assert g.of("round_start")[0]["seconds"] is None
@@ -214,9 +216,33 @@ def test_no_timer_variant_ends_the_round_when_both_rooms_are_ready() -> None:
     assert not g.say("room A is ready")
     assert "no leader" in g.last_reason()
     g.leaders()
+    assert not g.say("room A is ready")
+    assert g.last_reason() == "Room A, name your 2 hostages first, then say you are ready."
+    assert g.say("hostages Bob and Carol", "A"), "hostages are announced during the round"
+    assert g.engine.in_state("round.running") and g.of("hostages")[-1]["players"] == ["Bob", "Carol"]
+    assert not g.say("hostages Dave and Eve", "A"), "final once announced"
+    assert not g.say("4 votes for Bob", "A") and g.last_reason() == \
+        "Bob is one of this round's hostages and can't become leader."
     assert g.say("room A is ready") and not g.of("round_end")
-    assert g.say("room B is ready")
-    assert g.of("round_end")[0]["round"] == 1
+    for text in ("4 votes for Dave", "Alice offers leadership to Dave"):
+        assert not g.say(text, "A"), text
+        assert g.last_reason() == "Room A is ready: nothing changes there until the next round."
+    assert g.engine.state.rooms["A"].leader == "Alice"
+    assert g.say("4 votes for Hal", "B"), "room B is not ready yet"
+    assert g.say("hostages Ida and Jon", "B") and g.say("room B is ready")
+    assert g.of("round_end")[0]["round"] == 1 and g.engine.in_state("parley")
+    assert not g.said("time.over"), "no time's up without a timer"
+    assert g.said("parley")
+    assert g.say("leaders have met") and g.engine.state.round == 2
+    assert "Bob" in g.engine.state.rooms["B"].members and "Ida" in g.engine.state.rooms["A"].members
+
+
+def test_a_timed_round_still_refuses_hostages_before_time_is_up() -> None:
+    g = Game()
+    g.say("start the game")
+    g.leaders()
+    assert not g.say("hostages Bob and Carol", "A")
+    assert "hostages are named when time is up" in g.last_reason()
 
 
 def test_gambler_predicts_before_the_reveal_and_blue_wins_apart() -> None:

@@ -321,17 +321,20 @@ def test_no_timer_rounds_end_when_both_rooms_are_ready() -> None:
     one = {"A": 1, "B": 1}
     assert round_starts(events) == [(0.0, 1, None, one), (5003.0, 2, None, one), (5203.0, 3, None, one)]
     # No clock: round 1 is still running at t=5000 until room B is ready too.
-    assert round_ends(events) == [(5000.0, 1), (5200.0, 2), (5301.0, 3)]
+    assert round_ends(events) == [(5001.0, 1), (5201.0, 2), (5303.0, 3)]
     assert not announced(events, "time.warning") and not announced(events, "time.count")
+    assert not announced(events, "time.over"), "no time's up without a timer"
     assert [(t, room) for t, room, _ in announced(events, "time.untimed")] == [(10.0, "B")]
-    assert [t for t, _, _ in announced(events, "round.ready")] == [100.0, 5000.0, 5100.0, 5200.0, 5300.0, 5301.0]
+    assert [t for t, _, _ in announced(events, "round.ready")] == [102.0, 5001.0, 5101.0, 5201.0, 5301.0, 5303.0]
+    assert [e["t"] for e in events if e["type"] == "hostages"] == [101.0, 5000.0, 5100.0, 5200.0, 5300.0, 5302.0]
     assert exchanges(events) == [(5003.0, ["Frank"], ["Bob"]), (5203.0, ["Bob"], ["Carol"]),
                                  (5304.0, ["Carol"], ["Dave"])]
     assert only(events, "result")["winner"] == "red"
     assert_rejections(events, [
         (1.0, "no_leader", "A", ["Room A"]),
-        (101.0, "not_now", "A", ["name hostages"]),
-        (102.0, "already_ready", "A", ["Room A"]),
+        (100.0, "ready_hostages_first", "A", ["Room A", "hostage"]),
+        (103.0, "already_ready", "A", ["Room A"]),
+        (104.0, "room_ready", "A", ["Room A"]),
     ])
 
 

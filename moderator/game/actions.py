@@ -130,10 +130,23 @@ def name_answer(eng: Game, slots: Slots, room: str | None) -> Apply:
     return lambda: eng.set_leader(target, player, "appointed")
 
 
+def _not_ready(state: RoomState, room: str | None) -> None:
+    """No-timer variant: a room whose leader said it is ready changes nothing more this round."""
+    if state.ready:
+        raise Refusal("refuse.room_ready", room=room)
+
+
+def _not_a_hostage(state: RoomState, player: str) -> None:
+    """No-timer variant: once the room's hostages are named, none of them can become its leader."""
+    if state.hostages and player in state.hostages:
+        raise Refusal("refuse.hostage_cannot_lead", player=player)
+
+
 def offer(eng: Game, slots: Slots, room: str | None) -> Apply:
     """Abdication: the leader offers leadership to a player of the room."""
     leader, player = slots["leader"], slots["player"]
     state = _room(eng, room)
+    _not_ready(state, room)
     assert room is not None
     if state.leader != leader:
         if state.leader is None:
@@ -147,6 +160,7 @@ def offer(eng: Game, slots: Slots, room: str | None) -> Apply:
     if state.no_giveback == [leader, player]:
         raise Refusal("refuse.givesy_backsy", leader=leader, player=player)
     _not_given_up(eng, state, player)
+    _not_a_hostage(state, player)
 
     def apply() -> None:
         state.offer = [leader, player]
@@ -165,6 +179,7 @@ def answer_offer(eng: Game, slots: Slots, room: str | None, accepted: bool) -> A
     """The offered player accepts or refuses."""
     player = slots["player"]
     state = _room(eng, room)
+    _not_ready(state, room)
     assert room is not None
     if state.offer is None or state.offer[1] != player:
         raise Refusal("refuse.no_offer", player=player)
@@ -175,7 +190,7 @@ def answer_offer(eng: Game, slots: Slots, room: str | None, accepted: bool) -> A
         if accepted:
             eng.set_leader(room, player, "abdicated")
             state.no_giveback = [player, giver]
-            state.gave_up.append(giver)
+            state.gave_up += [] if giver in state.gave_up else [giver]
         else:
             eng.say(room, "offer.refused", player=player, leader=giver)
     return apply
@@ -185,6 +200,7 @@ def usurp(eng: Game, slots: Slots, room: str | None) -> Apply:
     """More than half of the room points at one player, who becomes leader."""
     votes, player = int(slots["votes"]), slots["player"]
     state = _room(eng, room)
+    _not_ready(state, room)
     assert room is not None
     _in_room(eng, player, room)
     size = len(state.members)
@@ -197,6 +213,7 @@ def usurp(eng: Game, slots: Slots, room: str | None) -> Apply:
     if votes * 2 <= size:
         raise Refusal("refuse.not_majority", votes=votes, room=room, size=size, needed=size // 2 + 1)
     _not_given_up(eng, state, player)
+    _not_a_hostage(state, player)
     return lambda: eng.set_leader(room, player, "usurped")
 
 
@@ -213,6 +230,9 @@ def ready(eng: Game, slots: Slots, room: str | None) -> Apply:
         raise Refusal("refuse.no_leader", room=target)
     if state.ready:
         raise Refusal("refuse.already_ready", room=target)
+    if state.hostages is None:  # the rulebook: the leader announces the hostages, then signals ready
+        raise Refusal("refuse.ready_hostages_first", room=target,
+                      hostages=eng.count("hostage", eng.rounds.hostages_due()))
 
     def apply() -> None:
         state.ready = True
@@ -278,7 +298,8 @@ def _lock_hostages(eng: Game, room: str, players: list[str]) -> None:
     eng.fire(f"hostages_{room}")
     eng.emit("hostages", room=room, players=players)
     eng.say(room, "hostages.locked", players=eng.names(players))
-    if all(r.hostages is not None for r in eng.state.rooms.values()):
+    # Without a timer the hostages are named during the round; the parley waits for both rooms' "ready".
+    if not eng.in_state("round") and all(r.hostages is not None for r in eng.state.rooms.values()):
         eng.fire("all_locked")
         eng.say("both", "parley.last" if eng.rounds.last() else "parley")
 

@@ -95,6 +95,8 @@ class Engine:
         self.flow = _Flow()
         # Guard of the statechart's prediction -> reveal transition.
         self.flow.gambler_may_be_buried = lambda: bool(self.state.plan["buried"])  # type: ignore[attr-defined]
+        # Guard of naming hostages during a round: only without a timer.
+        self.flow.untimed = lambda: self.rounds.seconds() is None  # type: ignore[attr-defined]
         self.chart.build(self.flow, initial=state.machine)
         self.timers = Scheduler()
         #: The round's plan, deadline, pause, and the phrases its timers say (their timers are in ``timers``).
@@ -324,6 +326,12 @@ class Engine:
         self._undo.locked()
         self.fire("time_up")
         self.emit("round_end", round=self.state.round)
+        if self.rounds.seconds() is None:  # no timer: both rooms are ready, their hostages named; no "time's up"
+            for name in ROOMS:
+                self.fire(f"hostages_{name}")
+            self.fire("all_locked")
+            self.say("both", "parley.last" if self.rounds.last() else "parley")
+            return
         self.rounds.say_cue("time_up")
         due = self.count("hostage", self.hostages_due())
         for name, room in self.state.rooms.items():

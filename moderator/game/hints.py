@@ -41,7 +41,8 @@ def helpful_intents(game: Situation, room: str | None = None) -> list[str]:
     if game.in_state("round.running"):
         offer = any(r.offer for r in rooms)
         wanted += (["accept", "refuse"] if offer else []) + ([] if led else ["appoint"])
-        wanted += ["time", "pause"] if timed else (["ready"] if led else []) + ["pause"]
+        untimed = (["hostages"] if led and any(r.hostages is None for r in rooms) else []) + (["ready"] if led else [])
+        wanted += ["time", "pause"] if timed else [*untimed, "pause"]
         wanted += ([] if offer or not led else ["offer"]) + (["usurp"] if led else [])
     elif game.in_state("round.paused"):
         wanted += ["resume", "time"]
