@@ -246,7 +246,7 @@ class Engine:
     def _not_now(self, intent: str, room: str | None) -> Refusal:
         if intent == "hostages" and room and self.state.rooms[room].hostages is not None:
             locked = self.state.rooms[room].hostages or []
-            return Refusal("refuse.hostages_locked", room=room, players=self.names(locked))
+            return Refusal("refuse.hostages_locked", room=room, players=locked)
         leaf = self.flow.state[0] if isinstance(self.flow.state, list) else self.flow.state
         top = leaf.split(SEP)[0]
         situation = self.text(f"situation.{leaf if top == 'round' else top}")
