@@ -41,7 +41,6 @@ class Catalog:
     """Phrases of one language, with the number, list and duration forms they need.
 
     ``phrases`` has every key; for a phrase with plural forms it holds the ``other`` form, and ``plurals`` both.
-    ``one`` is the numbers that take the ``one`` forms in this language (French: 0 and 1; Chinese: none).
     """
 
     lang: str
@@ -50,7 +49,6 @@ class Catalog:
     voice: Mapping[str, Any] = field(default_factory=dict)
     source: str = "<data>"
     plurals: Mapping[str, Plural] = field(default_factory=dict)
-    one: frozenset[int] = frozenset({1})
 
     @classmethod
     def from_file(cls, path: Path) -> Catalog:
@@ -79,11 +77,7 @@ class Catalog:
         for word, forms in counts.items():
             if "one" not in forms or "other" not in forms:
                 raise CatalogError(f"{source}: count '{word}' needs 'one' and 'other' forms")
-        one = data.get("plural_one", [1])
-        if not isinstance(one, list) or not all(isinstance(n, int) for n in one):
-            raise CatalogError(f"{source}: 'plural_one' must be a list of the numbers that take the 'one' forms")
-        return cls(str(data.get("lang", "?")), phrases, counts, dict(data.get("voice") or {}), source, plurals,
-                   frozenset(one))
+        return cls(str(data.get("lang", "?")), phrases, counts, dict(data.get("voice") or {}), source, plurals)
 
     def render(self, key: str, /, **slots: Any) -> str:
         """The phrase ``key`` with its slots filled. A list fills its slot as names ("Bob and Carol"); a phrase
@@ -113,9 +107,11 @@ class Catalog:
         raise CatalogError(f"{self.source}: phrase '{key}' counts slot '{by}', which must be a number or a list, "
                            f"not {value!r}")
 
-    def form(self, n: int) -> str:
-        """ "one" or "other": the form ``n`` takes in this language."""
-        return "one" if n in self.one else "other"
+    @staticmethod
+    def form(n: int) -> str:
+        """ "one" for 1, "other" for any other number. (French puts 0 in the singular too, but its one forms
+        spell the number, "une seconde", so "0 secondes" keeps the other form.)"""
+        return "one" if n == 1 else "other"
 
     def count(self, word: str, n: int) -> str:
         """ "1 hostage" / "2 hostages"."""
