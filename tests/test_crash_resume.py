@@ -188,7 +188,7 @@ def test_kill_during_hostage_selection_keeps_the_locked_choice(tmp_path: Path) -
     third.send("leaders have met")
     third.send("quit")
     out = third.finish()
-    assert f"Room A's hostages are already locked: {a[2]}" in out
+    assert f"Room A's hostage is already locked: {a[2]}." in out
     after = Journal(state).load().state
     assert after["round"] == 2 and after["machine"] == "round.running"
     assert a[2] in after["rooms"]["B"]["members"] and b[1] in after["rooms"]["A"]["members"]

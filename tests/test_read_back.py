@@ -35,7 +35,7 @@ def test_a_spoken_choice_is_read_back_and_locks_on_yes() -> None:
     assert "confirm" not in engine.allowed_intents()
     assert engine.handle_text("hostages Bob", "A", spoken=True)
     assert said(events)[-1] == "hostages.read_back"
-    assert events[-1]["text"] == "Room A, I heard Bob. Say yes to lock, or no to choose again."
+    assert events[-1]["text"] == 'Room A, I heard Bob. Say "yes" to lock, or "no" to choose again.'
     assert engine.state.rooms["A"].hostages is None and engine.state.rooms["A"].pending == ["Bob"]
     assert not [e for e in events if e["type"] == "hostages"]
     assert "confirm" in engine.allowed_intents()

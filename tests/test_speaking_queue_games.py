@@ -194,7 +194,7 @@ def test_help_gives_the_three_to_five_commands_that_fit_now_best_first() -> None
     engine.handle_text("I appoint Alice as leader", "A")
     assert helps("A")[:4] == ["time", "pause", "offer", "usurp"]
     assert helps("B")[0] == "appoint", "room B still has no leader"
-    assert engine.help_text("B").startswith("I appoint Alice as leader, how much time is left")
+    assert engine.help_text("B").startswith('"I appoint Alice as leader", "how much time is left"')
     engine.handle_text("Alice offers leadership to Bob", "A")
     assert helps("A")[:2] == ["accept", "refuse"]
     engine.handle_text("pause")
@@ -208,7 +208,7 @@ def test_help_gives_the_three_to_five_commands_that_fit_now_best_first() -> None
     engine.handle_text("hostages Grace", "B")
     assert helps()[0] == "met"
     text = engine.help_text()
-    assert text.startswith("leaders have met") and text.count(",") <= 3
+    assert text.startswith('"leaders have met"') and text.count(",") <= 3
 
 
 def test_help_said_in_a_room_is_about_that_room(tmp_path: Path, fake_tts: None) -> None:
@@ -217,7 +217,7 @@ def test_help_said_in_a_room_is_about_that_room(tmp_path: Path, fake_tts: None) 
     g.at(30)
     g.say("I appoint Alice as leader", "A")
     g.say("what can I say", "B")
-    assert g.of("announce", "help")[-1]["text"].startswith("You can say: I appoint Alice as leader")
+    assert g.of("announce", "help")[-1]["text"].startswith('You can say: "I appoint Alice as leader"')
 
 
 # --- whole scripted games with a voice --------------------------------------------------------------------------

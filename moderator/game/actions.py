@@ -248,7 +248,7 @@ def hostages(eng: Game, slots: Slots, room: str | None) -> Apply:
     state = _room(eng, room)
     assert room is not None
     if state.hostages is not None:
-        raise Refusal("refuse.hostages_locked", room=room, players=eng.names(state.hostages))
+        raise Refusal("refuse.hostages_locked", room=room, players=state.hostages)
     for p in players:
         _in_room(eng, p, room, "refuse.hostage_wrong_room")
     if state.leader is None:
@@ -297,7 +297,7 @@ def _lock_hostages(eng: Game, room: str, players: list[str]) -> None:
         eng.state.awaiting = None
     eng.fire(f"hostages_{room}")
     eng.emit("hostages", room=room, players=players)
-    eng.say(room, "hostages.locked", players=eng.names(players))
+    eng.say(room, "hostages.locked", players=players)
     # Without a timer the hostages are named during the round; the parley waits for both rooms' "ready".
     if not eng.in_state("round") and all(r.hostages is not None for r in eng.state.rooms.values()):
         eng.fire("all_locked")

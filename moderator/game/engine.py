@@ -250,7 +250,7 @@ class Engine:
     def _not_now(self, intent: str, room: str | None) -> Refusal:
         if intent == "hostages" and room and self.state.rooms[room].hostages is not None:
             locked = self.state.rooms[room].hostages or []
-            return Refusal("refuse.hostages_locked", room=room, players=self.names(locked))
+            return Refusal("refuse.hostages_locked", room=room, players=locked)
         leaf = self.flow.state[0] if isinstance(self.flow.state, list) else self.flow.state
         situation = self.text(reasons.situation_key(intent, leaf, self.state.plan))
         return Refusal("refuse.not_now", action=self.text(f"action.{intent}"), situation=situation)
