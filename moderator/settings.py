@@ -17,7 +17,8 @@ class Schedule:
     """Count down the last N seconds aloud (5-4-3-2-1); 0 turns it off."""
 
     leader_nag: int = 30
-    """Seconds before the end of round 1 at which a room with no leader is reminded."""
+    """Seconds before the end of round 1 at which a room with no leader is reminded (half-way through a round
+    shorter than twice this)."""
 
 
 @dataclass(frozen=True)

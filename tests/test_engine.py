@@ -368,3 +368,11 @@ def test_givesy_backsies_is_a_plan_option_and_unknown_editions_are_refused() -> 
     assert make_plan(8).givesy_backsies == "en"
     with pytest.raises(RulesError, match="choose en or fr"):
         make_plan(8, givesy_backsies="de")
+
+
+def test_a_short_first_round_still_reminds_a_room_without_a_leader_half_way() -> None:
+    g = Game(durations=[20, 20, 20])
+    g.say("start the game")
+    assert g.say("I appoint Alice as leader", "A")
+    g.at(20)
+    assert [(e["t"], e["room"]) for e in g.said("leader.nag")] == [(10.0, "B")]

@@ -52,9 +52,11 @@ def round_cues(catalog: Catalog, schedule: Schedule, spec: Mapping[str, Any]) ->
     cues += [Cue("warn", mark, "both", Phrase("time.warning", {"left": catalog.duration(mark)}))
              for mark in dict.fromkeys(schedule.warnings)]
     cues += [Cue("count", n, "both", Phrase("time.count", {"n": n})) for n in range(schedule.countdown, 0, -1)]
-    if number == 1 and schedule.leader_nag:
-        cues += [Cue("nag", schedule.leader_nag, room, Phrase("leader.nag", {"room": room}), leaderless=True)
-                 for room in ROOMS]
+    # The reminder to appoint a leader: ``leader_nag`` seconds before the end, or half-way through a shorter round
+    # (a 20-second round would otherwise never be reminded).
+    nag = min(schedule.leader_nag, seconds // 2)
+    if number == 1 and nag > 0:
+        cues += [Cue("nag", nag, room, Phrase("leader.nag", {"room": room}), leaderless=True) for room in ROOMS]
     return [*cues, time_up]
 
 
