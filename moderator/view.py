@@ -49,12 +49,17 @@ def render(engine: Engine, alerts: Sequence[str] = ()) -> Group:
     for room in ROOMS:
         table.add_column(f"Room {room} ({len(s.rooms[room].members)})", ratio=1)
     due = engine.hostages_due() if s.round else 0
+    over = any(engine.in_state(phase) for phase in ("game_over", "prediction", "reveal", "result"))
     rows: list[list[Text]] = [[], [], []]
     for room in ROOMS:
         r = s.rooms[room]
         rows[0].append(Text(f"leader: {r.leader or '— none —'}", style="bold" if r.leader else "red"))
         chosen = ", ".join(r.hostages) if r.hostages else "not yet"
-        rows[1].append(Text(f"hostages due {due}: {chosen}" if s.round else "hostages: -"))
+        if over:  # no more hostages: what the reveal has told so far
+            known = [f"{role}: {p}" for role, p in (("President", s.president), ("Bomber", s.bomber)) if p in r.members]
+            rows[1].append(Text("; ".join(known) or "-"))
+        else:
+            rows[1].append(Text(f"hostages due {due}: {chosen}" if s.round else "hostages: -"))
         names = Text()
         for i, p in enumerate(r.members):
             style = "bold yellow" if p == r.leader else ("cyan" if r.hostages and p in r.hostages else "")

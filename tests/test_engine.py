@@ -376,3 +376,21 @@ def test_a_short_first_round_still_reminds_a_room_without_a_leader_half_way() ->
     assert g.say("I appoint Alice as leader", "A")
     g.at(20)
     assert [(e["t"], e["room"]) for e in g.said("leader.nag")] == [(10.0, "B")]
+
+
+def test_the_view_after_the_last_exchange_shows_the_reveal_not_hostages_due() -> None:
+    from moderator.view import render_text
+
+    g = Game(players=12, durations=[10, 10, 10])
+    g.say("start the game")
+    g.leaders()
+    for r in range(3):
+        g.at(10 * (r + 1) + 0.5 * r)
+        due = g.engine.hostages_due()
+        for room, leader in (("A", "Alice"), ("B", "Gus")):
+            chosen = [p for p in g.engine.state.rooms[room].members if p != leader][:due]
+            assert g.say(f"hostages {' and '.join(chosen)}", room)
+        assert g.say("leaders have met")
+    assert g.say("the president is Alice")
+    text = render_text(g.engine)
+    assert "hostages due" not in text and "President: Alice" in text
