@@ -394,3 +394,11 @@ def test_the_view_after_the_last_exchange_shows_the_reveal_not_hostages_due() ->
     assert g.say("the president is Alice")
     text = render_text(g.engine)
     assert "hostages due" not in text and "President: Alice" in text
+
+
+def test_a_game_with_a_buried_card_says_how_to_bury_it_and_which_backups_take_over() -> None:
+    g = Game(players=8, bury=True)
+    text = g.engine.briefing_text()
+    assert "set one aside face down" in text and "9 cards" in text
+    assert "the President's Daughter is the President" in text and "the Martyr is the Bomber" in text
+    assert "buried" not in Game(players=8).engine.briefing_text()

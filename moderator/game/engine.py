@@ -200,10 +200,14 @@ class Engine:
             self.say("both", "briefing", _text=self.briefing_text())
 
     def briefing_text(self) -> str:
-        """What the moderator says first: the players, the rounds and the rooms."""
-        return self.text("briefing", players=len(self.state.players), rounds=len(self.state.plan["rounds"]),
-                         room_a=self.names(self.state.rooms["A"].members),
-                         room_b=self.names(self.state.rooms["B"].members))
+        """What the moderator says first: the players, the rounds and the rooms (with a buried card: how to bury it,
+        and which backups take over)."""
+        s = self.state
+        text = self.text("briefing", players=len(s.players), rounds=len(s.plan["rounds"]),
+                         room_a=self.names(s.rooms["A"].members), room_b=self.names(s.rooms["B"].members))
+        if s.plan["buried"]:
+            text += " " + self.text("briefing.bury", cards=sum(s.plan["deck"].values()))
+        return text
 
     def phase(self) -> tuple[int, str]:
         """The round and the top-level state: an answer about "now" is stale once this changes."""
