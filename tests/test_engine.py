@@ -319,8 +319,9 @@ def test_undo_during_hostage_selection_keeps_the_other_room_leader_and_says_what
     assert g.engine.state.rooms["A"].leader == "Alice", "room B's undo removed room A's new leader"
     assert g.engine.state.rooms["B"].leader is None
     undone = g.said("undone")[-1]
-    assert undone["room"] == "B" and undone["text"] == 'Undone in room B: "I appoint Gus as leader".'
-    assert g.of("undo")[-1]["room"] == "B"
+    assert undone["room"] == "B" and undone["text"] == "Undone in room B: appoint a leader, Gus."
+    assert g.of("undo")[-1] == {"t": 180.0, "type": "undo", "room": "B", "intent": "appoint",
+                                "slots": {"player": "Gus"}}
     assert g.say("I appoint Hal as leader", "B")
     assert g.say("hostages Bob and Carol", "A") and g.say("hostages Ida and Jon", "B"), "each room has its leader"
 

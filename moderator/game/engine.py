@@ -241,7 +241,7 @@ class Engine:
         locks = self._undo.locks
         apply()
         if undoable and self._undo.locks == locks:  # (unless it ended the round: "room B is ready")
-            self._undo.record(saved, self.state, parsed.text)
+            self._undo.record(saved, self.state, parsed.intent, parsed.slots)
         elif not undoable and parsed.intent not in ("time", "repeat", "help", "undo"):
             self._undo.locked(where)
         return True
@@ -352,11 +352,12 @@ class Engine:
         """Take back the last change of ``room`` that is not locked (None: the last change of either room)."""
         leaders = {name: r.leader for name, r in self.state.rooms.items()}
         change = self._undo.undo(self.state, room)
-        self.emit("undo", room=change.room, text=change.text)
+        self.emit("undo", room=change.room, intent=change.intent, slots=change.slots)
         for name in ROOMS:
             if self.state.rooms[name].leader != leaders[name]:
                 self.emit("leader", room=name, player=self.state.rooms[name].leader, how="undone")
-        self.say(change.room, "undone", room=change.room, command=change.text)
+        action, names = self.text(f"action.{change.intent}"), self.names(change.names)
+        self.say(change.room, "undone" if names else "undone.plain", room=change.room, action=action, players=names)
 
     # --- time ----------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ locks something (hostages locked, the round over) ends what its room can undo.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from moderator.game.state import GameState, RoomState
 
@@ -22,8 +23,15 @@ class Change:
     awaiting: str | None
     """Which room's read-back a "yes" answered before it (a read-back sets it)."""
     asked_room: bool
-    text: str
-    """The command as it was said or typed."""
+    intent: str
+    """The command taken back, as the grammar parsed it (the same typed or spoken)."""
+    slots: dict[str, Any]
+
+    @property
+    def names(self) -> list[str]:
+        """The players the command named, in the order it named them."""
+        named = [self.slots[k] for k in ("by", "leader", "player") if k in self.slots]
+        return named + list(self.slots.get("players", ()))
 
     @property
     def room(self) -> str:
@@ -39,11 +47,11 @@ class UndoHistory:
         #: How many times something locked: a command that locked while it was applied is not undoable.
         self.locks = 0
 
-    def record(self, before: GameState, after: GameState, text: str) -> None:
+    def record(self, before: GameState, after: GameState, intent: str, slots: dict[str, Any]) -> None:
         """Remember a command that turned ``before`` into ``after`` (a change to no room is not recorded)."""
         rooms = {name: room for name, room in before.rooms.items() if room != after.rooms[name]}
         if rooms:
-            self._changes.append(Change(rooms, before.awaiting, before.asked_room, text))
+            self._changes.append(Change(rooms, before.awaiting, before.asked_room, intent, dict(slots)))
 
     def can_undo(self, room: str | None = None) -> bool:
         """Whether "undo" from ``room`` (None: from no room) has a change to take back."""
