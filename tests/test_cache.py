@@ -184,3 +184,12 @@ def test_find_returns_only_what_is_already_rendered(tmp_path: Path) -> None:
     rendered = cache.get("Time's up!", voice)
     assert RenderCache(tmp_path, synth).find("Time's up!", voice).duration == rendered.duration
     assert len(synth.calls) == 1
+
+
+def test_quotation_marks_are_for_the_eye_and_never_synthesized(cache, synth):
+    """A synthesizer reads quotes as pauses (espeak-ng: a read-back 0.6 s longer); the quoted and the plain text
+    are one rendering."""
+    cache.get('Say "yes" to lock, or « no » to choose again; 「start the game」.', EN)
+    assert synth.texts() == ["Say yes to lock, or no to choose again; start the game."]
+    cache.get("Say yes to lock, or no to choose again; start the game.", EN)
+    assert len(synth.calls) == 1

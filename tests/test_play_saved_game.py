@@ -155,7 +155,7 @@ def test_a_resumed_game_keeps_its_read_back_unless_told_otherwise(tmp_path: Path
     at_hostages(state, {"read_back": "always"})
     status, out, err = play("--resume", "--state", str(state), *again, stdin="A: hostage Bob\nquit\n")
     assert status == 0, err
-    assert ("Room A, I heard Bob. Say yes to lock" in out) is reads_back, out
+    assert ('Room A, I heard Bob. Say "yes" to lock' in out) is reads_back, out
     assert (Journal(state).load().state["rooms"]["A"]["hostages"] is None) is reads_back
 
 

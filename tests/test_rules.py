@@ -59,6 +59,7 @@ def test_to_dict_has_the_documented_keys_and_plain_types() -> None:
         "color_share",
         "buried",
         "hostage_table",
+        "givesy_backsies",
     }
     assert type(data["deck"]) is dict
     assert data["rounds"][0] == {"round": 1, "seconds": 300, "hostages": 2}

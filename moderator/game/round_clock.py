@@ -23,7 +23,7 @@ class Cue:
 
     name: str
     """``start`` (said as the round starts), or the round's timer that says it: ``warn``, ``count``, ``nag`` or
-    ``time_up`` (time's up is also said when both rooms are ready, in an untimed round)."""
+    ``time_up`` (a round without a timer has none: it ends when both rooms are ready)."""
     seconds: int | None
     """When its timer fires, in seconds before the end of the round (None: ``start``, no timer)."""
     room: str
@@ -43,9 +43,8 @@ def round_cues(catalog: Catalog, schedule: Schedule, spec: Mapping[str, Any]) ->
     number, seconds = spec["round"], spec["seconds"]
     hostages = catalog.count("hostage", spec["hostages"])
     time_up = Cue("time_up", 0, "both", Phrase("time.over", {"round": number}))
-    if seconds is None:
-        return [Cue("start", None, "both", Phrase("round.start_untimed", {"round": number, "hostages": hostages})),
-                time_up]
+    if seconds is None:  # no timer: no time's up either (the round ends when both rooms are ready)
+        return [Cue("start", None, "both", Phrase("round.start_untimed", {"round": number, "hostages": hostages}))]
     duration = catalog.duration(seconds)
     cues = [Cue("start", None, "both", Phrase("round.start", {"round": number, "duration": duration,
                                                                   "hostages": hostages}))]

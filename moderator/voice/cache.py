@@ -24,9 +24,20 @@ def default_cache_dir() -> Path:
     return platformdirs.user_cache_path("moderator") / "speech"
 
 
+#: Quotation marks: the catalogue quotes the commands players must say, for the eye; a synthesizer reads them as
+#: pauses (espeak-ng made a read-back 0.6 s longer, and a "yes" said on time then fell under it).
+_QUOTES = str.maketrans("", "", '"\u201c\u201d\u00ab\u00bb\u300c\u300d')
+
+
+def speakable(text: str) -> str:
+    """``text`` as it is synthesized: without quotation marks."""
+    return " ".join(text.translate(_QUOTES).split())
+
+
 def cache_key(engine: str, voice: VoiceSettings, text: str) -> str:
-    """The hex sha256 naming one rendering: it changes with the engine, the voice settings and the text."""
-    return hashlib.sha256(f"{engine}\n{voice.key()}\n{text}".encode()).hexdigest()
+    """The hex sha256 naming one rendering: it changes with the engine, the voice settings and the text as it is
+    synthesized (``speakable``)."""
+    return hashlib.sha256(f"{engine}\n{voice.key()}\n{speakable(text)}".encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -113,7 +124,7 @@ class RenderCache:
         clip = self._find(key)
         if clip is not None:
             return clip, False
-        clip = self.synth.render(text, voice)
+        clip = self.synth.render(speakable(text), voice)
         _store(self.directory / key[:2] / f"{key}.wav", clip)
         self._clips[key] = clip
         return clip, True
