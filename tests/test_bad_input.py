@@ -202,6 +202,25 @@ def test_a_huge_shared_structure_is_shown_short(tmp_path: Path) -> None:
     assert len(err) < 400
 
 
+# --- settings values ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("schedule", "words"), [
+    ("{countdown: 100000}", ["'countdown' must be a whole number of seconds from 0 (off) to 60"]),
+    ("{countdown: true}", ["'countdown' must be a whole number"]),
+    ("{leader_nag: .nan}", ["'leader_nag' must be a whole number of seconds from 0 (off) to 3600"]),
+    ("{warnings: [true, 30]}", ["'warnings' must be a list of whole seconds from 1 to 3600"]),
+    ("{warnings: [99999999999999999999]}", ["'warnings' must be a list"]),
+    (f"{{warnings: {list(range(1, 30))}}}", ["at most 20 time warnings, not 29"]),
+    ("{warnings: [60], \"\\e[2J\": 1}", ["unknown schedule settings: '\\x1b[2J'"]),
+])
+def test_settings_out_of_range_are_one_line(tmp_path: Path, schedule: str, words: list[str]) -> None:
+    argv, _ = simulate(tmp_path, SCENARIO)
+    path = tmp_path / "settings.yaml"
+    path.write_text(f"schedule: {schedule}\n")
+    refused([*argv, "--settings", str(path)], path, str(path), *words)
+
+
 # --- names ----------------------------------------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from moderator.audio.pcm import from_pcm16, to_pcm16
 from moderator.errors import ModeratorError
+from moderator.inputs import reading
 from moderator.limits import WAV_MAX_BYTES, WAV_MAX_CHANNELS, WAV_MAX_RATE, WAV_MAX_SECONDS, WAV_MIN_RATE
 
 
@@ -84,11 +85,16 @@ class Clip:
         Raises:
             AudioError: the file cannot be read, is not such a WAV, or is beyond the limits (see ``wav_header``).
         """
+        with reading(path, AudioError):
+            return cls._read(path)
+
+    @classmethod
+    def _read(cls, path: Path) -> Clip:
         try:
             with wave.open(str(path), "rb") as w:
                 channels, width, rate, frames = _checked(path, w)
                 raw = w.readframes(frames)
-        except (OSError, EOFError, wave.Error) as exc:
+        except (OSError, EOFError, wave.Error, RuntimeError) as exc:  # RuntimeError: a chunk overruns its RIFF
             raise AudioError(f"cannot read WAV {path}: {_why(path, exc)}") from exc
         raw = raw[: len(raw) - len(raw) % (channels * width)]  # a frame cut short at the end
         if width == 1:
@@ -113,7 +119,7 @@ def wav_header(path: Path) -> tuple[int, int, int, int]:
     try:
         with wave.open(str(path), "rb") as w:
             return _checked(path, w)
-    except (OSError, EOFError, wave.Error) as exc:
+    except (OSError, EOFError, wave.Error, RuntimeError) as exc:
         raise AudioError(f"cannot read WAV {path}: {_why(path, exc)}") from exc
 
 
@@ -150,6 +156,8 @@ def _why(path: Path, exc: BaseException) -> str:
         return "the file is empty"
     if isinstance(exc, EOFError):
         return f"the file is cut short ({size} bytes): its header is incomplete"
+    if isinstance(exc, RuntimeError):
+        return "not a readable WAV file (a chunk is larger than the file says it holds)"
     message = str(exc)
     if message.startswith("unknown format"):
         return f"{message}: only uncompressed PCM WAV is supported"
