@@ -310,3 +310,21 @@ def test_force_applies_to_a_scenario(tmp_path: Path) -> None:
     argv, path = simulate(tmp_path, SCENARIO.replace("Alice, Bob, Carol, Dave, Erin, Frank", names)
                           .replace("{mics: shared}", "{mics: shared, force: true}"))
     assert run(*argv) == (0, "")
+
+
+# --- the last resort ------------------------------------------------------------------------------------------------
+
+
+def test_an_unforeseen_failure_while_reading_a_file_is_still_one_line(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("players")
+
+    monkeypatch.setattr("moderator.scenario.scenario_from_dict", broken)
+    argv, path = simulate(tmp_path, SCENARIO)
+    refused(argv, path, "game.yaml: cannot read it (KeyError: 'players'); this is a bug in moderator",
+            "--traceback")
+    code, err = run("--traceback", *argv)
+    assert code == ExitStatus.ERROR
+    assert err.startswith("Traceback (most recent call last):\n") and "in broken" in err
+    assert err.endswith("output of --traceback\n")

@@ -189,3 +189,21 @@ def test_a_good_wav_passes_the_limits(tmp_path: Path) -> None:
     assert wav_header(path) == (1, 2, 8000, 8000)
     with pytest.raises(AudioError, match="cannot read WAV"):
         wav_header(tmp_path / "missing.wav")
+
+
+# --- the limits are documented --------------------------------------------------------------------------------------
+
+
+def test_every_limit_is_in_the_readme_with_its_value() -> None:
+    from moderator.inputs import size_text
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Limits\n", 1)[1].split("\n## ", 1)[0]
+    names = [name for name in vars(limits) if name.isupper()]
+    assert len(names) == 15
+    for name in names:
+        row = next((line for line in section.splitlines() if f"`{name}`" in line), None)
+        assert row is not None, f"{name} is not in the README's Limits"
+        value = getattr(limits, name)
+        shown = [size_text(value)] if name.endswith("_BYTES") else [str(value), f"{value:,}"]
+        assert any(text in row for text in shown), (name, shown, row)
