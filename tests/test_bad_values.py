@@ -166,6 +166,12 @@ def test_a_bad_wav_is_one_line_for_recognize(tmp_path: Path, make: object, words
     assert path.read_bytes() == before
 
 
+def test_a_wav_name_too_long_for_the_file_system_is_one_line() -> None:
+    status, _, err = run("recognize", "a" * 5000 + ".wav", "--players", "Alice,Bob", recognizer=ScriptedRecognizer([]))
+    assert status == ExitStatus.ERROR
+    one_line(err, "cannot read WAV aaa", "File name too long")
+
+
 def test_a_wav_whose_header_does_not_know_its_length_is_read(tmp_path: Path) -> None:
     # arecord writing to a pipe leaves the largest size in the header: the data is what the file holds.
     path = wav(tmp_path / "piped.wav", data=SECOND, frames=0x7FFFFFFF)
