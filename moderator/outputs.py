@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from moderator.errors import ModeratorError, UsageError
 from moderator.ports import AudioOut, Clock
 from moderator.settings import Schedule, load_schedule
 
@@ -36,6 +38,36 @@ def schedule_from(args: argparse.Namespace) -> Schedule:
     return load_schedule(args.settings) if getattr(args, "settings", None) else Schedule()
 
 
+def check_audio_out(directory: Path | None) -> None:
+    """Make the ``--audio-out`` directory, or fail now rather than when the game is over and its audio is due.
+
+    Raises:
+        UsageError: it names something that is not a directory.
+        ModeratorError: it cannot be made, or written in.
+    """
+    if directory is None:
+        return
+    try:
+        if directory.exists() and not directory.is_dir():
+            raise UsageError(f"--audio-out {directory} is not a directory; name one for roomA.wav and roomB.wav")
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ModeratorError(f"cannot make the --audio-out directory {directory}: {exc.strerror or exc}") from exc
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ModeratorError(f"cannot write in the --audio-out directory {directory}: permission denied")
+
+
+def not_an_input(output: Path, inputs: Iterable[Path], option: str) -> None:
+    """Refuse an output file that is one of the command's input files: writing it would destroy the input."""
+    for path in inputs:
+        try:
+            same = output.exists() and os.path.samefile(output, path)
+        except OSError:
+            same = False
+        if same:
+            raise UsageError(f"{option} would overwrite {path}, which this command reads; write somewhere else")
+
+
 def wants_devices(args: argparse.Namespace) -> bool:
     """True when a speaker device was named."""
     return any(getattr(args, name, None) is not None for name in ("room_a_out", "room_b_out", "split_stereo"))
@@ -45,8 +77,6 @@ def open_output(args: argparse.Namespace, clock: Clock, log: Callable[[str], Non
     """The AudioOut the options ask for: devices, a WAV timeline, or None (text only)."""
     if wants_devices(args):
         if args.audio_out is not None:
-            from moderator.errors import UsageError
-
             raise UsageError("choose speakers (--room-a-out/--room-b-out/--split-stereo) or --audio-out, not both")
         from moderator.adapters.sound_out import SoundDeviceOut
 
@@ -55,6 +85,7 @@ def open_output(args: argparse.Namespace, clock: Clock, log: Callable[[str], Non
     if args.audio_out is not None:
         from moderator.audio.timeline import TimelineOut
 
+        check_audio_out(args.audio_out)
         return TimelineOut(args.audio_out, t0=clock.now())
     return None
 

@@ -7,11 +7,20 @@ from pathlib import Path
 from typing import Any
 
 from moderator import yamlio
-from moderator.errors import ScenarioError
+from moderator.errors import ModeratorError, ScenarioError
 from moderator.game.engine import READ_BACK
-from moderator.game.rules import MAX_PLAYERS, MIN_PLAYERS
+from moderator.game.rules import HOSTAGE_TABLES, MAX_PLAYERS, MIN_PLAYERS
 from moderator.game.state import ROOMS
+from moderator.inputs import control_character, reading, shown
+from moderator.limits import (
+    ROUND_MAX_SECONDS,
+    ROUND_MIN_SECONDS,
+    SCENARIO_MAX_BYTES,
+    SCENARIO_MAX_STEPS,
+    SCRIPT_MAX_SECONDS,
+)
 from moderator.resources import SCENARIOS
+from moderator.roster import check_name
 from moderator.settings import GameOptions
 
 _OPTION_TYPES: dict[str, type] = {
@@ -49,10 +58,18 @@ def load_scenario(path: Path) -> Scenario:
     scenarios that come with the package (``scenarios/``)."""
     path = Path(path)
     packaged = SCENARIOS / f"{path.name.removesuffix('.yaml')}.yaml"
-    if not path.exists() and path.parent == Path(".") and packaged.exists():
-        path = packaged
-    data = yamlio.load_file(path, error=ScenarioError)
-    return scenario_from_dict(data, source=str(path), base=path.parent)
+    with reading(path, ScenarioError):
+        if not _exists(path) and path.parent == Path(".") and _exists(packaged):
+            path = packaged
+        data = yamlio.load_file(path, error=ScenarioError, what="scenario", max_bytes=SCENARIO_MAX_BYTES)
+        return scenario_from_dict(data, source=str(path), base=path.parent)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # a name too long, say: reading it says so
+        return False
 
 
 def scenario_from_dict(data: Any, *, source: str = "<data>", base: Path = Path(".")) -> Scenario:
@@ -63,20 +80,10 @@ def scenario_from_dict(data: Any, *, source: str = "<data>", base: Path = Path("
 
     if not isinstance(data, dict):
         raise fail("expected a mapping with 'players' and 'steps'")
-    unknown = set(data) - {"players", "rooms", "seed", "options", "steps", "name", "description"}
-    if unknown:
-        raise fail(f"unknown keys: {', '.join(sorted(unknown))}")
-    players = data.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-        raise fail("'players' must be a list of names")
-    players = [p.strip() for p in players]
-    dupes = sorted({p for p in players if [q.lower() for q in players].count(p.lower()) > 1})
-    if dupes:
-        raise fail(f"player names must be unique; repeated: {', '.join(dupes)}")
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise fail(f"{len(players)} players: a game needs {MIN_PLAYERS} to {MAX_PLAYERS}")
-    rooms = _rooms(data.get("rooms"), players, fail)
+    _no_unknown_keys(data, ("players", "rooms", "seed", "options", "steps", "name", "description"), "", fail)
     options = _options(data.get("options") or {}, fail)
+    players = _players(data.get("players"), options.force, source)
+    rooms = _rooms(data.get("rooms"), players, fail)
     seed = data.get("seed", 0)
     if not isinstance(seed, int):
         raise fail("'seed' must be an integer")
@@ -84,16 +91,40 @@ def scenario_from_dict(data: Any, *, source: str = "<data>", base: Path = Path("
     return Scenario(players, rooms, seed, options, steps, source)
 
 
+def _no_unknown_keys(raw: dict[Any, Any], known: tuple[str, ...], where: str, fail: Any) -> None:
+    unknown = sorted(shown(key) for key in raw if key not in known)
+    if unknown:
+        raise fail(f"{where}unknown keys: {', '.join(unknown[:5])}")
+
+
+def _players(raw: Any, force: bool, source: str) -> list[str]:
+    if not isinstance(raw, list) or not all(isinstance(p, str) and p.strip() for p in raw):
+        raise ScenarioError(f"{source}: 'players' must be a list of names")
+    players = [check_name(p.strip(), where=f"player {k}", source=source, error=ScenarioError)
+               for k, p in enumerate(raw, 1)]
+    folded = [p.lower() for p in players]
+    dupes = sorted({p for p in players if folded.count(p.lower()) > 1})
+    if dupes:
+        raise ScenarioError(f"{source}: player names must be unique; repeated: {', '.join(dupes)}")
+    if not MIN_PLAYERS <= len(players) <= (len(players) if force else MAX_PLAYERS):
+        raise ScenarioError(f"{source}: {len(players)} players: a game needs {MIN_PLAYERS} to {MAX_PLAYERS}"
+                            f"{'' if len(players) < MIN_PLAYERS else ' (more with the option force: true)'}")
+    return players
+
+
 def _rooms(raw: Any, players: list[str], fail: Any) -> dict[str, list[str]] | None:
     if raw is None:
         return None
     if not isinstance(raw, dict) or set(raw) != set(ROOMS):
         raise fail("'rooms' must have exactly the keys A and B")
-    rooms = {r: [str(p) for p in raw[r] or []] for r in ROOMS}
+    for r in ROOMS:
+        if not isinstance(raw[r] or [], list) or not all(isinstance(p, str) for p in raw[r] or []):
+            raise fail(f"room {r} must be a list of player names, got {shown(raw[r])}")
+    rooms = {r: list(raw[r] or []) for r in ROOMS}
     for r in ROOMS:
         for p in rooms[r]:
             if p not in players:
-                raise fail(f"room {r} names unknown player '{p}'")
+                raise fail(f"room {r} names unknown player {shown(p)}")
     placed = rooms["A"] + rooms["B"]
     missing = [p for p in players if p not in placed]
     twice = sorted({p for p in placed if placed.count(p) > 1})
@@ -107,57 +138,102 @@ def _options(raw: Any, fail: Any) -> GameOptions:
         raise fail("'options' must be a mapping")
     for key, value in raw.items():
         if key not in _OPTION_TYPES:
-            raise fail(f"unknown option '{key}'; known: {', '.join(sorted(_OPTION_TYPES))}")
+            raise fail(f"unknown option {shown(key)}; known: {', '.join(sorted(_OPTION_TYPES))}")
         if not isinstance(value, _OPTION_TYPES[key]) or (isinstance(value, bool) and _OPTION_TYPES[key] is int):
-            raise fail(f"option '{key}' must be {_OPTION_TYPES[key].__name__}, got {value!r}")
+            raise fail(f"option '{key}' must be {_OPTION_TYPES[key].__name__}, got {shown(value)}")
     mics = raw.get("mics", "per-room")
     if mics not in ("per-room", "shared"):
-        raise fail(f"option 'mics' must be per-room or shared, got {mics!r}")
+        raise fail(f"option 'mics' must be per-room or shared, got {shown(mics)}")
     if raw.get("read_back", "spoken") not in READ_BACK:
-        raise fail(f"option 'read_back' must be one of {', '.join(READ_BACK)}, got {raw['read_back']!r}")
-    if "wake_word" in raw and not raw["wake_word"].strip():
+        raise fail(f"option 'read_back' must be one of {', '.join(READ_BACK)}, got {shown(raw['read_back'])}")
+    if raw.get("hostage_table", "current") not in HOSTAGE_TABLES:
+        raise fail(f"option 'hostage_table' must be {' or '.join(HOSTAGE_TABLES)}, got {shown(raw['hostage_table'])}")
+    if "wake_word" in raw and (not raw["wake_word"].strip() or control_character(raw["wake_word"])):
         raise fail("option 'wake_word' must be a word, e.g. moderator")
     fields = {k: v for k, v in raw.items() if k != "mics"}
     if "durations" in fields:
-        fields["durations"] = tuple(fields["durations"])
+        fields["durations"] = tuple(_round_seconds(s, "durations", fail) for s in fields["durations"])
+    if "round_seconds" in fields:
+        fields["round_seconds"] = _round_seconds(fields["round_seconds"], "round_seconds", fail)
     return GameOptions(shared_mic=mics == "shared", **fields)
+
+
+def _round_seconds(value: Any, option: str, fail: Any) -> int:
+    """A round's length in whole seconds (rounded); NaN, infinities and a round under 1 s are refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not ROUND_MIN_SECONDS <= value <= ROUND_MAX_SECONDS:
+        raise fail(f"option '{option}': a round lasts {ROUND_MIN_SECONDS} to {ROUND_MAX_SECONDS} seconds, "
+                   f"got {shown(value)}")
+    return round(value)
 
 
 def _steps(raw: Any, players: list[str], shared: bool, base: Path, fail: Any) -> list[Step]:
     if not isinstance(raw, list):
         raise fail("'steps' must be a list")
+    if len(raw) > SCENARIO_MAX_STEPS:
+        raise fail(f"{len(raw)} steps; a scenario has at most {SCENARIO_MAX_STEPS}")
     steps: list[Step] = []
     last = float("-inf")
     for i, item in enumerate(raw, 1):
         if not isinstance(item, dict):
             raise fail(f"step {i}: expected a mapping with 'at' and 'say' or 'audio'")
-        unknown = set(item) - {"at", "room", "say", "audio"}
-        if unknown:
-            raise fail(f"step {i}: unknown keys {', '.join(sorted(unknown))}")
-        at_raw = item.get("at")
-        if at_raw == "setup":
-            at = None
-        elif isinstance(at_raw, (int, float)) and not isinstance(at_raw, bool):
-            at = float(at_raw)
+        _no_unknown_keys(item, ("at", "room", "say", "audio"), f"step {i}: ", fail)
+        at = _at(item.get("at"), i, fail)
+        if at is not None:
             if at < last:
                 raise fail(f"step {i}: 'at' {at:g} is earlier than the step before ({last:g}); times must not decrease")
             last = at
-        else:
-            raise fail(f"step {i}: 'at' must be a number of seconds or 'setup', got {at_raw!r}")
         if at is None and last > float("-inf"):
             raise fail(f"step {i}: 'at: setup' steps must come before timed steps")
         room = item.get("room")
         if room is not None and room not in ROOMS:
-            raise fail(f"step {i}: room must be A or B, got {room!r}")
+            raise fail(f"step {i}: room must be A or B, got {shown(room)}")
         if room is None and not shared and ("say" in item or "audio" in item):
             raise fail(f"step {i}: with one microphone per room, each step needs 'room: A' or 'room: B'")
         if ("say" in item) == ("audio" in item):
             raise fail(f"step {i}: give exactly one of 'say' or 'audio'")
-        audio = None
-        if "audio" in item:
-            audio = (base / str(item["audio"])).resolve()
-            if not audio.is_file():
-                raise fail(f"step {i}: audio file {item['audio']} not found (looked in {audio})")
-        say = str(item["say"]) if "say" in item else None
+        say = _text(item, "say", i, fail) if "say" in item else None
+        audio = _audio(_text(item, "audio", i, fail), base, i, fail) if "audio" in item else None
         steps.append(Step(i, at, None if shared else room, say, audio))
     return steps
+
+
+def _at(raw: Any, i: int, fail: Any) -> float | None:
+    """A step's time: None for "setup", else finite seconds within ``SCRIPT_MAX_SECONDS`` of 0."""
+    if raw == "setup":
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        raise fail(f"step {i}: 'at' must be a number of seconds or 'setup', got {shown(raw)}")
+    if not -SCRIPT_MAX_SECONDS <= raw <= SCRIPT_MAX_SECONDS:  # written so that NaN is refused too
+        raise fail(f"step {i}: 'at' must be a number of seconds from {-SCRIPT_MAX_SECONDS} to {SCRIPT_MAX_SECONDS}, "
+                   f"got {shown(raw)}")
+    return float(raw)
+
+
+def _text(item: dict[str, Any], key: str, i: int, fail: Any) -> str:
+    value = item[key]
+    if not isinstance(value, str):
+        raise fail(f"step {i}: '{key}' must be text (quote it if it looks like a number, true or null), "
+                   f"got {shown(value)}")
+    bad = control_character(" ".join(value.split()))  # line breaks and tabs in a long line are spaces
+    if bad is not None:
+        raise fail(f"step {i}: '{key}' holds {bad}")
+    return value
+
+
+def _audio(name: str, base: Path, i: int, fail: Any) -> Path:
+    from moderator.audio.clip import wav_header
+
+    audio = (base / name).absolute()
+    try:
+        audio = audio.resolve()
+        found = audio.is_file()
+    except (OSError, RuntimeError) as exc:  # a name too long, a loop of links
+        raise fail(f"step {i}: audio file {shown(name)}: {getattr(exc, 'strerror', None) or exc}") from exc
+    if not found:
+        raise fail(f"step {i}: audio file {name} not found (looked in {audio})")
+    try:
+        wav_header(audio)
+    except ModeratorError as exc:
+        raise fail(f"step {i}: {exc}") from exc
+    return audio

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from moderator.limits import COUNTDOWN_MAX_SECONDS, ROUND_MAX_SECONDS, SCHEDULE_MAX_WARNINGS, SETTINGS_MAX_BYTES
+
 
 @dataclass(frozen=True)
 class Schedule:
@@ -113,25 +115,45 @@ class LiveTiming:
 
 
 def load_schedule(path: Path) -> Schedule:
-    """Read the ``schedule:`` section of a settings file (see docs/settings.example.yaml)."""
+    """Read the ``schedule:`` section of a settings file (see docs/settings.example.yaml).
+
+    Raises:
+        ModeratorError: the file cannot be read, or a setting is not a whole number of seconds in range.
+    """
     from moderator import yamlio
     from moderator.errors import ModeratorError
+    from moderator.inputs import reading
 
-    data = yamlio.load_file(path, error=ModeratorError) or {}
+    with reading(path, ModeratorError):
+        data = yamlio.load_file(path, error=ModeratorError, what="settings file", max_bytes=SETTINGS_MAX_BYTES)
+        return _schedule({} if data is None else data, path)
+
+
+def _schedule(data: object, path: Path) -> Schedule:
+    from moderator.errors import ModeratorError
+    from moderator.inputs import shown
+
     raw = data.get("schedule", {}) if isinstance(data, dict) else None
     if not isinstance(raw, dict):
         raise ModeratorError(f"{path}: expected a mapping with a 'schedule' section")
-    unknown = set(raw) - {"warnings", "countdown", "leader_nag"}
+    unknown = sorted(shown(key) for key in raw if key not in ("warnings", "countdown", "leader_nag"))
     if unknown:
-        raise ModeratorError(f"{path}: unknown schedule settings: {', '.join(sorted(unknown))}; "
+        raise ModeratorError(f"{path}: unknown schedule settings: {', '.join(unknown[:5])}; "
                              "known: warnings, countdown, leader_nag")
     warnings = raw.get("warnings", list(Schedule.warnings))
-    if not isinstance(warnings, list) or not all(isinstance(w, int) and w > 0 for w in warnings):
-        raise ModeratorError(f"{path}: 'warnings' must be a list of whole seconds, e.g. [60, 30, 10]")
-    for key in ("countdown", "leader_nag"):
-        value = raw.get(key, getattr(Schedule, key))
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ModeratorError(f"{path}: '{key}' must be a whole number of seconds (0 turns it off)")
+    if not isinstance(warnings, list) or not all(_seconds(w, 1, ROUND_MAX_SECONDS) for w in warnings):
+        raise ModeratorError(f"{path}: 'warnings' must be a list of whole seconds from 1 to {ROUND_MAX_SECONDS}, "
+                             "e.g. [60, 30, 10]")
+    if len(set(warnings)) > SCHEDULE_MAX_WARNINGS:
+        raise ModeratorError(f"{path}: at most {SCHEDULE_MAX_WARNINGS} time warnings, not {len(set(warnings))}")
+    for key, most in (("countdown", COUNTDOWN_MAX_SECONDS), ("leader_nag", ROUND_MAX_SECONDS)):
+        if not _seconds(raw.get(key, getattr(Schedule, key)), 0, most):
+            raise ModeratorError(f"{path}: '{key}' must be a whole number of seconds from 0 (off) to {most}")
     return Schedule(warnings=tuple(sorted(set(warnings), reverse=True)),
                     countdown=raw.get("countdown", Schedule.countdown),
                     leader_nag=raw.get("leader_nag", Schedule.leader_nag))
+
+
+def _seconds(value: object, least: int, most: int) -> bool:
+    """``value`` is a whole number (not a boolean) from ``least`` to ``most``."""
+    return isinstance(value, int) and not isinstance(value, bool) and least <= value <= most

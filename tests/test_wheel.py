@@ -30,15 +30,20 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv.create(env_dir, with_pip=True)
     bin_dir = env_dir / "bin"
     done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900, env=outside())
     assert done.returncode == 0, done.stderr
     return bin_dir
 
 
+def outside() -> dict[str, str]:
+    """The environment without PYTHONPATH: a checkout on it (with its moderator.egg-info) would pass for the
+    installed package, to pip and to Python."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
 def run(bin_dir: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     return subprocess.run([str(bin_dir / "moderator"), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env=env)
+                          timeout=300, env=outside())
 
 
 def test_the_installed_wheel_carries_its_data_and_runs_every_offline_command(installed: Path,
@@ -46,7 +51,7 @@ def test_the_installed_wheel_carries_its_data_and_runs_every_offline_command(ins
     where = run(installed, tmp_path, "--help")
     assert where.returncode == 0, where.stderr
     located = subprocess.run([str(installed / "python"), "-c", "import moderator, sys; print(moderator.__file__)"],
-                             cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+                             cwd=tmp_path, capture_output=True, text=True, check=True, env=outside()).stdout
     assert str(ROOT) not in located, "the wheel's own package, not the checkout"
 
     plan = run(installed, tmp_path, "plan", "--players", "8")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from moderator.audio.clip import Clip
+from moderator.audio.clip import AudioError, Clip
 from moderator.game.state import ROOMS
 
 
@@ -56,10 +56,17 @@ class TimelineOut:
         return rooms
 
     def close(self) -> None:
-        """Write the files."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        for room, samples in self.mix().items():
-            Clip(samples, self.rate).write(self.directory / f"room{room}.wav")
+        """Write the files.
+
+        Raises:
+            AudioError: one of them cannot be written.
+        """
         meta = {"t0": self.t0, "rate": self.rate, "seconds": self.end - self.t0,
                 "files": {r: f"room{r}.wav" for r in ROOMS}}
-        (self.directory / "timeline.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            for room, samples in self.mix().items():
+                Clip(samples, self.rate).write(self.directory / f"room{room}.wav")
+            (self.directory / "timeline.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise AudioError(f"cannot write the audio in {self.directory}: {exc.strerror or exc}") from exc

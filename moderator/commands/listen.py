@@ -55,6 +55,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     """Open the recognizer and the microphones, then report until --seconds pass or Ctrl-C."""
     from moderator.adapters.clock import SystemClock
 
+    if args.seconds is not None and not (math.isfinite(args.seconds) and args.seconds > 0):
+        raise UsageError(f"--seconds takes a positive number of seconds, e.g. 30; got {args.seconds}")
     roster = load_roster(args.roster) if args.roster else parse_names(args.players)
     if not roster:
         raise UsageError("--players needs the players' names, comma separated: Alice,Bob,Carol")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import Any
 
 from moderator.env import Environment
@@ -18,6 +19,8 @@ from moderator.game.rules import (
     GamePlan,
     plan_for,
 )
+from moderator.inputs import shown
+from moderator.limits import ROUND_MAX_SECONDS, ROUND_MIN_SECONDS
 from moderator.settings import GameOptions
 
 
@@ -76,12 +79,13 @@ def add_plan_options(parser: argparse.ArgumentParser, *, players: bool) -> None:
         "--round-minutes",
         type=float,
         metavar="M",
-        help="variant: every round lasts M minutes (hostage counts unchanged)",
+        help=f"variant: every round lasts M minutes, at most {ROUND_MAX_SECONDS // 60} (hostage counts unchanged)",
     )
     timing.add_argument(
         "--durations",
         metavar="SECONDS,...",
-        help="variant: custom round lengths in seconds, one per round, e.g. 240,180,60",
+        help=f"variant: custom round lengths in seconds ({ROUND_MIN_SECONDS} to {ROUND_MAX_SECONDS}), one per "
+        "round, e.g. 240,180,60",
     )
     timing.add_argument(
         "--no-timer",
@@ -101,7 +105,7 @@ def options_from_args(args: argparse.Namespace) -> GameOptions:
         rounds=args.rounds,
         bury=args.bury,
         hostage_table=args.hostage_table,
-        round_seconds=None if args.round_minutes is None else round(args.round_minutes * 60),
+        round_seconds=None if args.round_minutes is None else round_minutes(args.round_minutes),
         durations=None if args.durations is None else tuple(parse_durations(args.durations)),
         no_timer=args.no_timer,
         force=args.force,
@@ -114,14 +118,32 @@ def plan_from_args(args: argparse.Namespace, *, players: int) -> GamePlan:
     return plan_for(players, options_from_args(args))
 
 
+def round_minutes(minutes: float) -> int:
+    """``--round-minutes`` in whole seconds (rounded): a finite number, from 1 s to ``ROUND_MAX_SECONDS``."""
+    if not math.isfinite(minutes) or minutes <= 0:
+        raise UsageError(f"--round-minutes must be positive, a number of minutes such as 2.5; got {minutes}")
+    if minutes * 60 < ROUND_MIN_SECONDS:
+        raise UsageError(f"--round-minutes {minutes:g} is a round of {minutes * 60:.2g} s; a round lasts at least "
+                         f"{ROUND_MIN_SECONDS} s")
+    if minutes * 60 > ROUND_MAX_SECONDS + 0.5:
+        raise UsageError(f"--round-minutes {minutes:g} is too long: a round lasts at most "
+                         f"{ROUND_MAX_SECONDS // 60} minutes")
+    return round(minutes * 60)
+
+
 def parse_durations(text: str) -> list[int]:
-    """Parse ``--durations`` ("240,180,60") into seconds."""
+    """Parse ``--durations`` ("240,180,60") into seconds, each from 1 to ``ROUND_MAX_SECONDS``."""
     try:
-        return [int(part) for part in text.split(",")]
+        seconds = [int(part) for part in text.split(",")]
     except ValueError:
         raise UsageError(
-            f"--durations takes whole seconds separated by commas, e.g. 180,120,60; got {text!r}"
+            f"--durations takes whole seconds separated by commas, e.g. 180,120,60; got {shown(text)}"
         ) from None
+    wrong = [s for s in seconds if not ROUND_MIN_SECONDS <= s <= ROUND_MAX_SECONDS]
+    if wrong:
+        raise UsageError(f"--durations: a round lasts {ROUND_MIN_SECONDS} to {ROUND_MAX_SECONDS} seconds; "
+                         f"got {shown(wrong[0])}")
+    return seconds
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:

@@ -251,7 +251,7 @@ def _mic_names(mics: tuple[str | None, ...]) -> str:
 
 def _roster(args: argparse.Namespace) -> list[str]:
     if args.roster:
-        return load_roster(args.roster)
+        return load_roster(args.roster, force=args.force)
     if args.players:
         return check_roster(parse_names(args.players), source="--players", force=args.force)
     raise UsageError("say who plays: --players Alice,Bob,... or --roster FILE (or --resume a saved game)")

@@ -62,7 +62,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
         clips = []
         for name in args.files:
-            if not Path(name).is_file():
+            try:
+                found = Path(name).is_file()
+            except OSError as exc:  # a name too long for the file system, say
+                raise ModeratorError(f"cannot read WAV {name}: {exc.strerror or exc}") from exc
+            if not found:
                 raise ModeratorError(f"no such file: {name}")
             clips.append((name, Clip.read(Path(name))))
         recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 from dataclasses import replace
@@ -10,11 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moderator.env import Environment
-from moderator.errors import UsageError
+from moderator.errors import ModeratorError, UsageError
 from moderator.game.engine import Engine
 from moderator.listening import add_recognizer_options
 from moderator.mics import add_echo_options
-from moderator.outputs import add_speech_options, schedule_from
+from moderator.outputs import add_speech_options, check_audio_out, not_an_input, schedule_from
 from moderator.play import EventLog
 from moderator.scenario import Scenario, load_scenario
 from moderator.simulate import run_scenario
@@ -62,6 +63,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("--noise and --snr go together, e.g. --noise babble --snr 12")
     if args.echo is not None and args.input != "voice":
         raise UsageError("--echo is what the microphones hear: use it with --input voice")
+    for option, value in (("--snr", args.snr), ("--echo", args.echo)):
+        if value is not None and not math.isfinite(value):
+            raise UsageError(f"{option} takes a number of decibels, e.g. 12; got {value}")
     scenario = load_scenario(args.scenario)
     if args.seed is not None:
         scenario = replace(scenario, seed=args.seed)
@@ -77,15 +81,24 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
     grammar = load_grammar("en")  # commands are English-only for now; --lang picks what is said
     catalog = load_catalog(args.lang)
     events_path = args.events
+    check_audio_out(args.audio_out)
     if events_path is None and args.audio_out is not None:
         events_path = args.audio_out / "events.jsonl"
     to_stdout = str(events_path) == "-"
+    if events_path is not None and not to_stdout:
+        inputs = [Path(scenario.source), *(s.audio for s in scenario.steps if s.audio is not None)]
+        if getattr(args, "noise", None) not in (None, "babble"):
+            inputs.append(Path(args.noise))
+        not_an_input(events_path, inputs, "--events" if args.events is not None else "--audio-out")
     log = EventLog(events_path, mode="w") if events_path is not None and not to_stdout else None
     transcript: list[str] = []
 
     def write(event: dict[str, Any]) -> None:
         if log is not None:
-            log(event)
+            try:
+                log(event)
+            except OSError as exc:  # a disk full, or a file such as /proc/version that takes no writes
+                raise ModeratorError(f"cannot write the event log {events_path}: {exc.strerror or exc}") from exc
         if to_stdout:
             env.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
         if event["type"] in ("announce", "command", "rejected"):
@@ -113,13 +126,17 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
             voice.finish()  # anything not reported as spoken yet, before the log closes
     finally:
         if log is not None:
-            log.close()
+            with contextlib.suppress(OSError):  # what could not be written was said above
+                log.close()
         if voice is not None:
             voice.close()
     if timeline is not None and args.audio_out is not None:
         timeline.extend(math.ceil(engine.last_t * 1000) / 1000)  # the log's times are rounded to the ms
         timeline.close()
-        (args.audio_out / "transcript.txt").write_text("\n".join(transcript) + "\n", encoding="utf-8")
+        try:
+            (args.audio_out / "transcript.txt").write_text("\n".join(transcript) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ModeratorError(f"cannot write {args.audio_out / 'transcript.txt'}: {exc.strerror or exc}") from exc
         if not args.quiet:
             print(f"wrote {args.audio_out}/roomA.wav, roomB.wav ({timeline.end - timeline.t0:.0f} s each), "
                   "timeline.json, events.jsonl, transcript.txt", file=env.stdout)

@@ -13,6 +13,7 @@ from typing import Any
 
 from moderator import yamlio
 from moderator.errors import RulesError
+from moderator.limits import ROUND_MAX_SECONDS, ROUND_MIN_SECONDS
 from moderator.settings import GameOptions
 
 TABLES_FILE = Path(__file__).with_name("tables.yaml")
@@ -243,8 +244,11 @@ def _round_seconds(
     if len(durations) != rounds:
         example = ",".join(str(s) for s in DEFAULT_SECONDS[rounds])
         raise RulesError(f"{rounds} rounds need {rounds} durations, got {len(durations)} (for example {example})")
-    if any(s <= 0 for s in durations):
-        raise RulesError(f"round durations must be positive numbers of seconds, got {list(durations)}")
+    if not all(s >= ROUND_MIN_SECONDS for s in durations):  # written so that NaN is refused too
+        raise RulesError(f"round durations must be positive numbers of seconds (at least {ROUND_MIN_SECONDS}), "
+                         f"got {list(durations)}")
+    if any(s > ROUND_MAX_SECONDS for s in durations):
+        raise RulesError(f"a round lasts at most {ROUND_MAX_SECONDS} seconds, got {list(durations)}")
     return tuple(int(s) for s in durations)
 
 
