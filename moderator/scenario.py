@@ -188,8 +188,10 @@ def _steps(raw: Any, players: list[str], shared: bool, base: Path, fail: Any) ->
         room = item.get("room")
         if room is not None and room not in ROOMS:
             raise fail(f"step {i}: room must be A or B, got {shown(room)}")
-        if room is None and not shared and ("say" in item or "audio" in item):
-            raise fail(f"step {i}: with one microphone per room, each step needs 'room: A' or 'room: B'")
+        # Without a room a typed step's room follows from the names said ("both" when none does); a recording has no
+        # words to tell it, so it needs its room.
+        if room is None and not shared and "audio" in item:
+            raise fail(f"step {i}: with one microphone per room, an 'audio' step needs 'room: A' or 'room: B'")
         if ("say" in item) == ("audio" in item):
             raise fail(f"step {i}: give exactly one of 'say' or 'audio'")
         say = _text(item, "say", i, fail) if "say" in item else None

@@ -17,6 +17,7 @@ from moderator.game.engine import Engine
 from moderator.loop import Listener
 from moderator.scenario import Step
 from moderator.simulate import advance
+from moderator.speech.grammar import Parsed
 
 #: Real-time-sized pieces, as a microphone delivers them.
 CHUNK = 0.1
@@ -76,8 +77,23 @@ class VoiceDelivery:
             self._noise_gain = float(np.sqrt(power(scaled) / max(power(bed), 1e-20)))
             signal = signal + scaled
         start = clock.now()
-        self.said.append((step.room, start + LEAD_IN, start + LEAD_IN + len(speech) / RATE))
-        self._feed(engine, clock, start, {step.room: signal}, len(signal))
+        mic = step.room
+        if mic is None and None not in self.listener.endpointers:  # one microphone per room, and no room given
+            mic = self.room_said_in(engine, step)
+        self.said.append((mic, start + LEAD_IN, start + LEAD_IN + len(speech) / RATE))
+        self._feed(engine, clock, start, {mic: signal}, len(signal))
+
+    @staticmethod
+    def room_said_in(engine: Engine, step: Step) -> str:
+        """Where a step without a room is said, with one microphone per room: in the room of the first name it says
+        (as a typed line's room follows from its names), else in room A."""
+        parsed = engine.grammar.parse(step.say or "", engine.state.players)
+        if isinstance(parsed, Parsed):
+            names = [parsed.slots[k] for k in ("by", "leader", "player") if k in parsed.slots]
+            for name in names + list(parsed.slots.get("players", ())):
+                if (room := engine.state.room_of(name)) is not None:
+                    return room
+        return "A"
 
     def calibrate(self, engine: Engine, seconds: float) -> None:
         """The set-up chirp, as ``moderator play`` plays it: into each room in turn, found in each microphone

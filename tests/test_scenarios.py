@@ -14,8 +14,12 @@ from typing import Any
 
 import pytest
 
+from moderator.adapters.clock import VirtualClock
 from moderator.cli import main
 from moderator.env import Environment
+from moderator.errors import ScenarioError
+from moderator.game.engine import Engine
+from moderator.game.rules import make_plan
 from moderator.scenario import load_scenario
 from moderator.simulate import run_scenario
 from moderator.speech.catalog import load_catalog
@@ -416,3 +420,37 @@ def test_invalid_scenario_files_are_refused(name: str, words: list[str], tmp_pat
     for word in words:
         assert word in stderr, stderr
     assert "Traceback" not in stderr
+
+
+def test_steps_without_a_room_follow_the_names_said_as_typed_lines_do(tmp_path: Path) -> None:
+    """docs/scenario-format.md, "Additions": a step may leave out `room` with per-room microphones too; its room
+    follows from the names said, and is `both` when no name tells it. A recording still needs its room."""
+    path = tmp_path / "no_room.yaml"
+    path.write_text("""
+players: [Alice, Bob, Carol, Dave, Erin, Frank, Grace, Heidi]
+rooms: {A: [Alice, Bob, Carol, Dave], B: [Erin, Frank, Grace, Heidi]}
+steps:
+  - {at: setup, say: "start the game"}
+  - {at: 5, say: "Bob appoints Alice as leader"}
+  - {at: 6, say: "Frank appoints Erin as leader"}
+  - {at: 7, say: "pause"}
+""")
+    events = play(path)
+    assert [(e["room"], e["intent"]) for e in events if e["type"] == "command"] == [
+        ("both", "start"), ("A", "appoint"), ("B", "appoint"), ("both", "pause")]
+    (tmp_path / "a.wav").write_bytes(b"")
+    path.write_text(path.read_text() + '  - {at: 8, audio: a.wav}\n')
+    with pytest.raises(ScenarioError, match=r"step 5: .*an 'audio' step needs 'room: A' or 'room: B'"):
+        load_scenario(path)
+
+
+def test_a_spoken_step_without_a_room_is_said_in_the_room_of_its_first_name() -> None:
+    from moderator.scenario import Step
+    from moderator.voice_input import VoiceDelivery
+
+    scenario = load_scenario(HERE / "no_timer.yaml")
+    engine = Engine.new(make_plan(8), scenario.rooms, clock=VirtualClock(), grammar=GRAMMAR, catalog=CATALOG)
+    said_in = lambda text: VoiceDelivery.room_said_in(engine, Step(1, 0.0, None, text))  # noqa: E731
+    assert said_in("Frank appoints Erin as leader") == "B"
+    assert said_in("hostages Bob and Carol") == "A"
+    assert said_in("start the game") == "A", "no name: room A's microphone"
