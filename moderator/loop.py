@@ -12,6 +12,7 @@ from moderator.audio.echo import RESIDUAL_MARGIN, SPAN_AFTER, EchoPath, rooms_he
 from moderator.audio.endpoint import RATE, Endpointer, Utterance
 from moderator.audio.resample import StreamResampler
 from moderator.game.engine import Engine
+from moderator.game.events import OMITTED, Heard, Rejected
 from moderator.game.state import ROOMS
 from moderator.ports import Recognizer, Transcript
 from moderator.speech.grammar import ANSWERS, Grammar, Parsed
@@ -153,8 +154,8 @@ class Listener:
             return False  # what the canceller left of the moderator's own voice: never a command
         if self.echo is not None and self.echo.talked_over(mic, utterance.start, utterance.end):
             heard = over_the_moderator(heard)
-        guess = {"guess": heard.guess} if heard.guess and not heard.text else {}
-        self.engine.emit("heard", room=mic or "both", text=heard.text, confidence=round(heard.confidence, 3), **guess)
+        guess = heard.guess if heard.guess and not heard.text else OMITTED
+        self.engine.emit(Heard(mic or "both", heard.text, round(heard.confidence, 3), guess))
         return self.understood(mic, heard, utterance.end)
 
     def _transcribe(self, mic: str | None, utterance: Utterance) -> Transcript | None:
@@ -190,8 +191,7 @@ class Listener:
             return self._act(mic, parsed)
         addressed, _ = self._addressed(heard.text)
         reason = parsed.reason if addressed else "it did not start with the wake word"
-        self.engine.emit("rejected", room=mic or "both", text=heard.text, reason=reason, key="refuse.parse",
-                         intent=None)
+        self.engine.emit(Rejected(mic or "both", heard.text, reason, "refuse.parse", None))
         if addressed:
             self._pardon(mic, t)
         return False

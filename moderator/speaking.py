@@ -71,7 +71,7 @@ class Voice:
         error (``LiveGame.adopt``): the voice must never answer from the engine it replaced."""
         engine.announcer = self.speaker
         self.speaker.context = engine.phase
-        self.speaker.on_spoken = lambda spoken: engine.emit("spoken", **spoken.fields())
+        self.speaker.on_spoken = lambda spoken: engine.emit(spoken.event())
 
     def close(self) -> None:
         """Stop the background renderer and the synthesizer."""

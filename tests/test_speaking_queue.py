@@ -15,6 +15,7 @@ from moderator.adapters.clock import VirtualClock
 from moderator.audio.clip import Clip
 from moderator.audio.timeline import TimelineOut
 from moderator.errors import SynthesisError
+from moderator.game.events import to_json
 from moderator.settings import VoiceSettings
 from moderator.voice.speaker import GAP, LONG, Speaker
 from moderator.voice.spoken import Spoken, ceil_ms
@@ -198,7 +199,8 @@ def test_cut_stops_a_long_phrase_reports_it_cut_and_frees_the_room() -> None:
     briefing_a = next(clip for room, clip, _ in out.played if room == "A")
     assert out.stopped == [("A", briefing_a, 2.0)]
     assert spoken == [Spoken("A", "briefing", 0.0, 2.0, cut=True)]
-    assert spoken[0].fields() == {"room": "A", "key": "briefing", "start": 0.0, "end": 2.0, "cut": True}
+    assert to_json(spoken[0].event(), 2.0) == {"t": 2.0, "type": "spoken", "room": "A", "key": "briefing",
+                                                "start": 0.0, "end": 2.0, "cut": True}
     # Room A talks on only for the short reply that was waiting; room B hears the briefing to its end.
     assert sp.busy_until["A"] == pytest.approx(2.0 + GAP + render("Undone.").duration)
     assert sp.busy_until["B"] == length
@@ -206,8 +208,9 @@ def test_cut_stops_a_long_phrase_reports_it_cut_and_frees_the_room() -> None:
     until_quiet(sp, clock)
     undone = next(s for s in spoken if s.key == "undone")
     assert undone.start == pytest.approx(2.0 + GAP), "the short reply is said at once"
-    assert next(s for s in spoken if s.room == "B").fields() == {
-        "room": "B", "key": "briefing", "start": 0.0, "end": pytest.approx(length, abs=1e-3)}
+    assert to_json(next(s for s in spoken if s.room == "B").event(), 9.0) == {
+        "t": 9.0, "type": "spoken", "room": "B", "key": "briefing", "start": 0.0,
+        "end": pytest.approx(length, abs=1e-3)}, "not cut: no 'cut' field"
 
 
 def test_timed_and_short_phrases_are_never_cut() -> None:

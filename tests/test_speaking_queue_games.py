@@ -99,7 +99,7 @@ def test_round_1_waits_for_a_briefing_still_rendering_even_when_timers_are_handl
     with ThreadPoolExecutor(1) as pool:
         speaker = Speaker(clock=clock, out=RecordingOut(), lookup=lambda text: None, render=slow, background=pool,
                           horizon=0.3, context=engine.phase,
-                          on_spoken=lambda spoken: engine.emit("spoken", **spoken.fields()))
+                          on_spoken=lambda spoken: engine.emit(spoken.event()))
         engine.announcer = speaker
         engine.begin()
         assert engine.handle_text("start the game")

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Protocol
 
+from moderator.game.events import Event, Exchange, GameOver, Hostages
 from moderator.game.round_clock import RoundClock
 from moderator.game.state import ROOMS, GameState, RoomState, other
 
@@ -30,7 +31,7 @@ class Game(Protocol):
 
     def can_undo(self, room: str | None = None) -> bool: ...
     def undo(self, room: str | None = None) -> None: ...
-    def emit(self, type_: str, **fields: Any) -> dict[str, Any]: ...
+    def emit(self, event: Event) -> dict[str, Any]: ...
     def say(self, room: str, key: str, /, _text: str | None = None, **slots: Any) -> None: ...
     def text(self, key: str, /, **slots: Any) -> str: ...
     def names(self, players: Sequence[str]) -> str: ...
@@ -296,7 +297,7 @@ def _lock_hostages(eng: Game, room: str, players: list[str]) -> None:
     if eng.state.awaiting == room:
         eng.state.awaiting = None
     eng.fire(f"hostages_{room}")
-    eng.emit("hostages", room=room, players=players)
+    eng.emit(Hostages(room, players))
     eng.say(room, "hostages.locked", players=players)
     # Without a timer the hostages are named during the round; the parley waits for both rooms' "ready".
     if not eng.in_state("round") and all(r.hostages is not None for r in eng.state.rooms.values()):
@@ -322,7 +323,7 @@ def leaders_met(eng: Game) -> None:
     rooms["B"].members = [p for p in rooms["B"].members if p not in to_a] + to_b
     for r in rooms.values():
         r.hostages = None
-    eng.emit("exchange", to_A=to_a, to_B=to_b)
+    eng.emit(Exchange(to_a, to_b))
     eng.say("both", "exchange")
     # One line per hostage, said in the room they leave: each can be rendered before the game.
     for player in to_b:
@@ -333,7 +334,7 @@ def leaders_met(eng: Game) -> None:
         eng.fire("next_round")
         return
     eng.fire("end_game")
-    eng.emit("game_over", rooms={r: list(rooms[r].members) for r in ROOMS})
+    eng.emit(GameOver({r: list(rooms[r].members) for r in ROOMS}))
     eng.say("both", "game.over")
     if eng.state.plan["deck"].get("gambler"):
         eng.fire("ask_gambler")

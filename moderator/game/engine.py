@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from moderator.game import actions, hints, reasons, reveal
+from moderator.game import actions, events, hints, reasons, reveal
 from moderator.game.actions import Refusal
 from moderator.game.phrase import Phrase
 from moderator.game.round_clock import RoundClock
@@ -128,16 +128,16 @@ class Engine:
         """Call ``listener`` with every event from now on."""
         self._listeners.append(listener)
 
-    def emit(self, type_: str, **fields: Any) -> Event:
-        """Send an event to every listener."""
+    def emit(self, event: events.Event) -> Event:
+        """Stamp ``event`` with the time and send its log object (``events.to_json``) to every listener."""
         # A timer handled ahead of time (tick's look-ahead) logs its own time; the log never goes backwards.
         now = self.clock.now() if self._scheduled is None else max(self.clock.now(), self._scheduled)
         self._last_t = max(self._last_t, now)
-        event: Event = {"t": round(self._last_t, 3), "type": type_, **fields}
+        logged = events.to_json(event, round(self._last_t, 3))
         self.version += 1
         for listener in self._listeners:
-            listener(event)
-        return event
+            listener(logged)
+        return logged
 
     @property
     def last_t(self) -> float:
@@ -154,8 +154,8 @@ class Engine:
         for where in (ROOMS if room == "both" else (room,)):
             self.state.last_said[where] = [key, text]
         self.state.last_said["both"] = [key, text]
-        extra = {} if self._scheduled is None else {"scheduled": round(self._scheduled, 3)}
-        self.emit("announce", room=room, key=key, text=text, **extra)
+        scheduled = events.OMITTED if self._scheduled is None else round(self._scheduled, 3)
+        self.emit(events.Announce(room, key, text, scheduled))
         if self.announcer is not None:
             self.announcer.announce(room, key, text, self._scheduled)
 
@@ -179,7 +179,7 @@ class Engine:
         entered = self._active() - before
         for name in self.chart.state_names():  # parents before children
             if name in entered:
-                self.emit("state", state=name)
+                self.emit(events.State(name))
 
     def _active(self) -> set[str]:
         leaves = self.flow.state if isinstance(self.flow.state, list) else [self.flow.state]
@@ -195,7 +195,7 @@ class Engine:
     def begin(self) -> None:
         """Enter the briefing of a new game (does nothing for a restored one)."""
         if self.state.machine == self.chart.initial:
-            self.emit("state", state=self.chart.initial)
+            self.emit(events.State(self.chart.initial))
             self.fire("deal")
             self.say("both", "briefing", _text=self.briefing_text())
 
@@ -236,7 +236,7 @@ class Engine:
             self._reject(room, parsed.text, refusal.key, refusal.slots, intent=parsed.intent)
             return False
         undoable = parsed.intent in _UNDOABLE or (parsed.intent == "hostages" and self.reading_back)
-        self.emit("command", room=where or "both", intent=parsed.intent, slots=parsed.slots, text=parsed.text)
+        self.emit(events.Command(where or "both", parsed.intent, parsed.slots, parsed.text))
         self._asking = where
         locks = self._undo.locks
         apply()
@@ -248,7 +248,7 @@ class Engine:
 
     def _reject(self, room: str | None, text: str, key: str, slots: dict[str, Any], *, intent: str | None) -> None:
         reason = self.text(key, **slots)
-        self.emit("rejected", room=room or "both", text=text, reason=reason, key=key, intent=intent)
+        self.emit(events.Rejected(room or "both", text, reason, key, intent))
         self.say(room or "both", key, _text=reason)
 
     def _not_now(self, intent: str, room: str | None) -> Refusal:
@@ -282,7 +282,7 @@ class Engine:
         """Make ``player`` the leader of ``room``."""
         state = self.state.rooms[room]
         state.leader, state.offer, state.no_giveback, state.asked_leader = player, None, None, False
-        self.emit("leader", room=room, player=player, how=how)
+        self.emit(events.Leader(room, player, how))
         self.say(room, f"leader.{how}", player=player, room=room)
 
     def start_game(self) -> None:
@@ -318,7 +318,7 @@ class Engine:
         # Round 1 may start from a timer (after the briefing), handled a little ahead: its own time counts.
         self.rounds.start(self.clock.now() if self._scheduled is None else self._scheduled)
         due = self.hostages_due()
-        self.emit("round_start", round=number, seconds=self.rounds.seconds(), hostages={r: due for r in ROOMS})
+        self.emit(events.RoundStart(number, self.rounds.seconds(), {r: due for r in ROOMS}))
         self.rounds.reschedule()
         self.rounds.say_cue("start")
 
@@ -329,7 +329,7 @@ class Engine:
             room.offer = None
         self._undo.locked()
         self.fire("time_up")
-        self.emit("round_end", round=self.state.round)
+        self.emit(events.RoundEnd(self.state.round))
         if self.rounds.seconds() is None:  # no timer: both rooms are ready, their hostages named; no "time's up"
             for name in ROOMS:
                 self.fire(f"hostages_{name}")
@@ -352,10 +352,10 @@ class Engine:
         """Take back the last change of ``room`` that is not locked (None: the last change of either room)."""
         leaders = {name: r.leader for name, r in self.state.rooms.items()}
         change = self._undo.undo(self.state, room)
-        self.emit("undo", room=change.room, intent=change.intent, slots=change.slots)
+        self.emit(events.Undo(change.room, change.intent, change.slots))
         for name in ROOMS:
             if self.state.rooms[name].leader != leaders[name]:
-                self.emit("leader", room=name, player=self.state.rooms[name].leader, how="undone")
+                self.emit(events.Leader(name, self.state.rooms[name].leader, "undone"))
         action, names = self.text(f"action.{change.intent}"), self.names(change.names)
         self.say(change.room, "undone" if names else "undone.plain", room=change.room, action=action, players=names)
 

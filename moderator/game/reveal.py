@@ -5,9 +5,8 @@ Rules as in ``actions``: each checks (raising ``Refusal``) and returns the chang
 
 from __future__ import annotations
 
-from typing import Any
-
 from moderator.game.actions import Apply, Game, Refusal, Slots
+from moderator.game.events import OMITTED, Result
 from moderator.game.state import ROOMS
 
 
@@ -46,13 +45,10 @@ def decide(eng: Game) -> None:
     s = eng.state
     where_p, where_b = s.room_of(s.president or ""), s.room_of(s.bomber or "")
     s.winner = "red" if where_p == where_b else "blue"
-    result: dict[str, Any] = {"winner": s.winner, "president": s.president, "bomber": s.bomber,
-                              "rooms": {r: list(s.rooms[r].members) for r in ROOMS}}
-    if s.prediction is not None:
-        result["gambler"] = "right" if s.prediction == s.winner else "wrong"
+    gambler = OMITTED if s.prediction is None else ("right" if s.prediction == s.winner else "wrong")
     eng.fire("decide")
-    eng.emit("result", **result)
+    eng.emit(Result(s.winner, s.president, s.bomber, {r: list(s.rooms[r].members) for r in ROOMS}, gambler))
     key = "result.red" if s.winner == "red" else "result.blue"
     eng.say("both", key, president=s.president, bomber=s.bomber, room_p=where_p, room_b=where_b)
     if s.prediction is not None:
-        eng.say("both", f"result.gambler_{result['gambler']}", team=eng.text(f"team.{s.prediction}"))
+        eng.say("both", f"result.gambler_{gambler}", team=eng.text(f"team.{s.prediction}"))

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from moderator.audio.clip import Clip
+from moderator.game import events
 
 
 def ceil_ms(t: float) -> float:
@@ -23,11 +24,10 @@ class Spoken:
     end: float
     cut: bool = False
 
-    def fields(self) -> dict[str, object]:
-        """The fields of its ``spoken`` event (times rounded like every event time)."""
-        extra = {"cut": True} if self.cut else {}
-        return {"room": self.room, "key": self.key, "start": round(self.start, 3), "end": round(self.end, 3),
-                **extra}
+    def event(self) -> events.Spoken:
+        """Its ``spoken`` event (times rounded like every event time)."""
+        return events.Spoken(self.room, self.key, round(self.start, 3), round(self.end, 3),
+                             True if self.cut else events.OMITTED)
 
 
 @dataclass(frozen=True)
