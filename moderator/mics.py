@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from moderator.audio.echo import EchoPath
-from moderator.errors import RosterError, UsageError
+from moderator.errors import RosterError
 from moderator.ports import AudioIn, Clock, Recognizer
+from moderator.settings import DeviceOptions
 
 if TYPE_CHECKING:
     from moderator.audio.endpoint import Endpointer
@@ -27,24 +28,15 @@ def add_mic_options(p: argparse.ArgumentParser) -> None:
                    help="one microphone for both rooms: the room follows from the names said")
 
 
-def wants_mics(args: argparse.Namespace) -> bool:
-    """True when a microphone was named."""
-    return any(getattr(args, name, None) is not None for name in ("room_a_in", "room_b_in", "mic"))
-
-
-def open_mics(args: argparse.Namespace, clock: Clock, log: Callable[[str], None]) -> AudioIn:
+def open_mics(devices: DeviceOptions, clock: Clock, log: Callable[[str], None]) -> AudioIn:
     """The microphones the options name, open and listening.
 
     Raises:
         DeviceError: a microphone is unknown or cannot open (the message lists those available).
-        UsageError: --mic together with --room-a-in/--room-b-in.
     """
-    if args.mic is not None and (args.room_a_in is not None or args.room_b_in is not None):
-        raise UsageError("--mic is one microphone for both rooms; do not also give --room-a-in/--room-b-in")
     from moderator.adapters.sound_in import SoundDeviceIn
 
-    return SoundDeviceIn(clock, room_a=_device(args.room_a_in), room_b=_device(args.room_b_in),
-                         shared=_device(args.mic), log=log)
+    return SoundDeviceIn(clock, room_a=devices.room_a_in, room_b=devices.room_b_in, shared=devices.mic, log=log)
 
 
 def check_names(recognizer: Recognizer, roster: Sequence[str]) -> None:
@@ -100,9 +92,3 @@ def make_listener(engine: Engine, recognizer: Recognizer, mics: tuple[str | None
     return Listener(engine, recognizer, mics=mics, new_endpointer=new_endpointer, echo=path,
                     barge_in=voice.speaker.cut, **options)
 
-
-def _device(spec: str | None) -> str | int | None:
-    """Device names as given; a number is an index."""
-    if spec is None:
-        return None
-    return int(spec) if spec.strip().isdigit() else spec

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from moderator.errors import ModeratorError, UsageError
 from moderator.ports import AudioOut, Clock
-from moderator.settings import Schedule, load_schedule
+from moderator.settings import DeviceOptions, Schedule, load_schedule
 
 
 def add_speech_options(p: argparse.ArgumentParser, *, devices: bool) -> None:
@@ -68,25 +68,34 @@ def not_an_input(output: Path, inputs: Iterable[Path], option: str) -> None:
             raise UsageError(f"{option} would overwrite {path}, which this command reads; write somewhere else")
 
 
-def wants_devices(args: argparse.Namespace) -> bool:
-    """True when a speaker device was named."""
-    return any(getattr(args, name, None) is not None for name in ("room_a_out", "room_b_out", "split_stereo"))
+def device_options(args: argparse.Namespace) -> DeviceOptions:
+    """The device options of a parsed command line, once, as a frozen value (options a command lacks are None).
+
+    Raises:
+        UsageError: speakers and ``--audio-out`` both, or ``--mic`` with ``--room-a-in``/``--room-b-in``.
+    """
+    named = {name: _device(getattr(args, name, None)) for name in
+             ("room_a_out", "room_b_out", "split_stereo", "room_a_in", "room_b_in", "mic")}
+    devices = DeviceOptions(**named, audio_out=getattr(args, "audio_out", None))
+    if devices.speakers and devices.audio_out is not None:
+        raise UsageError("choose speakers (--room-a-out/--room-b-out/--split-stereo) or --audio-out, not both")
+    if devices.mic is not None and (devices.room_a_in is not None or devices.room_b_in is not None):
+        raise UsageError("--mic is one microphone for both rooms; do not also give --room-a-in/--room-b-in")
+    return devices
 
 
-def open_output(args: argparse.Namespace, clock: Clock, log: Callable[[str], None]) -> AudioOut | None:
+def open_output(devices: DeviceOptions, clock: Clock, log: Callable[[str], None]) -> AudioOut | None:
     """The AudioOut the options ask for: devices, a WAV timeline, or None (text only)."""
-    if wants_devices(args):
-        if args.audio_out is not None:
-            raise UsageError("choose speakers (--room-a-out/--room-b-out/--split-stereo) or --audio-out, not both")
+    if devices.speakers:
         from moderator.adapters.sound_out import SoundDeviceOut
 
-        return SoundDeviceOut(clock, room_a=_device(args.room_a_out), room_b=_device(args.room_b_out),
-                              split_stereo=_device(args.split_stereo), log=log)
-    if args.audio_out is not None:
+        return SoundDeviceOut(clock, room_a=devices.room_a_out, room_b=devices.room_b_out,
+                              split_stereo=devices.split_stereo, log=log)
+    if devices.audio_out is not None:
         from moderator.audio.timeline import TimelineOut
 
-        check_audio_out(args.audio_out)
-        return TimelineOut(args.audio_out, t0=clock.now())
+        check_audio_out(devices.audio_out)
+        return TimelineOut(devices.audio_out, t0=clock.now())
     return None
 
 

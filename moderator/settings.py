@@ -63,6 +63,33 @@ class GameOptions:
 
 
 @dataclass(frozen=True)
+class DeviceOptions:
+    """Where the rooms are spoken to and heard: the device options of the command line, parsed once (a number is a
+    device index, anything else a name: a PortAudio device, or a PulseAudio/PipeWire sink or source)."""
+
+    room_a_out: str | int | None = None
+    room_b_out: str | int | None = None
+    split_stereo: str | int | None = None
+    """One stereo output for both rooms: room A on the left, room B on the right."""
+    room_a_in: str | int | None = None
+    room_b_in: str | int | None = None
+    mic: str | int | None = None
+    """One microphone for both rooms."""
+    audio_out: Path | None = None
+    """Write what each room heard to DIR/roomA.wav and DIR/roomB.wav instead of playing it."""
+
+    @property
+    def speakers(self) -> bool:
+        """A speaker device was named."""
+        return any(d is not None for d in (self.room_a_out, self.room_b_out, self.split_stereo))
+
+    @property
+    def microphones(self) -> bool:
+        """A microphone was named."""
+        return any(d is not None for d in (self.room_a_in, self.room_b_in, self.mic))
+
+
+@dataclass(frozen=True)
 class VoiceSettings:
     """How the moderator's voice sounds in one language (the ``voice:`` section of ``voices/<lang>.yaml``)."""
 

@@ -84,7 +84,7 @@ def make_voice(
     engine: Engine,
     out: AudioOut,
     *,
-    tts: str = "auto",
+    synth: Synthesizer | None = None,
     cache_dir: Path | None = None,
     live: bool = False,
     timing: LiveTiming | None = None,
@@ -98,9 +98,10 @@ def make_voice(
     ``next_wake()`` (``moderator.simulate.advance``). What was heard comes back as ``spoken`` events, and
     answers whose moment has passed (``CONTEXTUAL``) are dropped when the engine's phase changed.
     """
-    from moderator.adapters.tts import make_synthesizer
+    if synth is None:  # the default voice (a command passes its --tts choice, made by its Environment)
+        from moderator.adapters.tts import make_synthesizer
 
-    synth = make_synthesizer(tts, warn=warn)
+        synth = make_synthesizer("auto", warn=warn)
     out = out if isinstance(out, PlayedAudio) else PlayedAudio(out)
     cache = RenderCache(cache_dir or default_cache_dir(), synth)
     settings = voice_settings(engine.catalog)

@@ -60,18 +60,13 @@ def say(mics: FakeAudioIn, t: float) -> None:
     mics.push("A", np.full(RATE // 2, 0.1, np.float32), t=t, chunk=0.5)
 
 
-def test_a_game_rebuilt_after_an_internal_error_is_followed_by_every_part(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import moderator.adapters.tts as tts
-
-    monkeypatch.setattr(tts, "make_synthesizer", lambda *args, **kwargs: FakeSynth())
+def test_a_game_rebuilt_after_an_internal_error_is_followed_by_every_part(tmp_path: Path) -> None:
     clock = VirtualClock()
     engine = Engine.new(make_plan(8), ROOMS, clock=clock, grammar=GRAMMAR, catalog=CATALOG, schedule=SCHEDULE)
     engine.begin()
     engine.handle_text("start the game")  # no voice yet: round 1 starts at once, and ends at 180 s
     assert engine.state.deadline == 180.0
-    voice = make_voice(engine, RecordingOut(), cache_dir=tmp_path / "cache")  # renders at once: deterministic
+    voice = make_voice(engine, RecordingOut(), synth=FakeSynth(), cache_dir=tmp_path / "cache")  # renders at once
     voice.speaker.horizon = LiveTiming().speaker_horizon  # and hands phrases over as early as a live one
     mics = FakeAudioIn(("A",))
     listener = Listener(engine, ScriptedRecognizer(["how much time is left"]), mics=("A",),  # type: ignore[arg-type]

@@ -63,8 +63,8 @@ def test_a_spoken_command_reaches_the_game_and_a_failed_mic_leaves_the_keyboard(
     mic.push("A", padded(spoken("I appoint Alice as leader")))
     opened: list[Any] = []
 
-    def open_mics(args: Any, clock: Any, log: Any) -> FakeAudioIn:
-        opened.append(args.room_a_in)
+    def open_mics(devices: Any, clock: Any, log: Any) -> FakeAudioIn:
+        opened.append(devices.room_a_in)
         return mic
 
     recognizer = ScriptedRecognizer(["i appoint alice as leader"])

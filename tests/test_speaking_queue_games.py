@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import pairwise
 from pathlib import Path
@@ -37,11 +38,9 @@ Events = list[dict[str, Any]]
 
 
 @pytest.fixture
-def fake_tts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every voice made by make_voice (and the CLI) speaks with the FakeSynth."""
-    import moderator.adapters.tts as tts
-
-    monkeypatch.setattr(tts, "make_synthesizer", lambda *args, **kwargs: FakeSynth())
+def fake_tts() -> Callable[..., FakeSynth]:
+    """What an Environment makes its voices with here: the FakeSynth (``make_synthesizer``'s signature)."""
+    return lambda *args, **kwargs: FakeSynth()
 
 
 class Voiced:
@@ -53,7 +52,7 @@ class Voiced:
         self.events: Events = []
         self.engine.subscribe(self.events.append)
         self.out = RecordingOut()
-        self.voice: Voice = make_voice(self.engine, self.out, cache_dir=cache)
+        self.voice: Voice = make_voice(self.engine, self.out, synth=FakeSynth(), cache_dir=cache)
         self.engine.begin()
 
     def say(self, text: str, room: str | None = None) -> bool:
@@ -69,7 +68,7 @@ class Voiced:
 # --- the briefing before round 1 ------------------------------------------------------------------------------
 
 
-def test_round_1_starts_when_the_briefing_has_been_said(tmp_path: Path, fake_tts: None) -> None:
+def test_round_1_starts_when_the_briefing_has_been_said(tmp_path: Path) -> None:
     g = Voiced(tmp_path)
     briefing = g.voice.speaker.measure("briefing", g.engine.briefing_text())
     assert briefing > 10
@@ -121,7 +120,7 @@ def test_round_1_waits_for_a_briefing_still_rendering_even_when_timers_are_handl
     assert start["t"] == ceil_ms(briefing.end + GAP)
 
 
-def test_a_briefing_cut_short_lets_round_1_start_at_once(tmp_path: Path, fake_tts: None) -> None:
+def test_a_briefing_cut_short_lets_round_1_start_at_once(tmp_path: Path) -> None:
     g = Voiced(tmp_path)
     g.at(3.0)
     assert g.voice.speaker.cut("A") and g.voice.speaker.cut("B")  # "start the game", heard over the briefing
@@ -143,7 +142,7 @@ def test_without_a_voice_round_1_starts_at_once_and_nothing_is_reported_spoken()
 # --- stale answers --------------------------------------------------------------------------------------------
 
 
-def test_answers_about_the_round_are_not_said_after_it_has_ended(tmp_path: Path, fake_tts: None) -> None:
+def test_answers_about_the_round_are_not_said_after_it_has_ended(tmp_path: Path) -> None:
     g = Voiced(tmp_path, durations=[60, 60, 60])
     g.say("start the game")
     g.at(30)
@@ -165,7 +164,7 @@ def test_answers_about_the_round_are_not_said_after_it_has_ended(tmp_path: Path,
     assert over["A"] == round(refusal["end"] + GAP, 3), "...and right after the phrase playing, where it is not"
 
 
-def test_questions_asked_during_the_briefing_are_answered_before_round_1(tmp_path: Path, fake_tts: None) -> None:
+def test_questions_asked_during_the_briefing_are_answered_before_round_1(tmp_path: Path) -> None:
     g = Voiced(tmp_path)
     assert g.say("what can I say", "A")  # waits for the briefing...
     assert g.say("start the game", "A")  # ...and round 1 waits for the answer
@@ -211,7 +210,7 @@ def test_help_gives_the_three_to_five_commands_that_fit_now_best_first() -> None
     assert text.startswith('"leaders have met"') and text.count(",") <= 3
 
 
-def test_help_said_in_a_room_is_about_that_room(tmp_path: Path, fake_tts: None) -> None:
+def test_help_said_in_a_room_is_about_that_room(tmp_path: Path) -> None:
     g = Voiced(tmp_path)
     g.say("start the game")
     g.at(30)
@@ -260,8 +259,9 @@ def late_replies(events: Events, slack: float = 1.0) -> list[str]:
     return problems
 
 
-def simulate(path: Path, out: Path) -> Events:
-    env = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
+def simulate(path: Path, out: Path, make_synthesizer: Callable[..., FakeSynth]) -> Events:
+    env = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(),
+                      make_synthesizer=make_synthesizer)
     code = main(["simulate", str(path), "--audio-out", str(out / "audio"), "--cache-dir", str(out / "cache"),
                  "--quiet"], env=env)
     assert code == 0, env.stderr.getvalue()
@@ -282,8 +282,9 @@ def game_events(events: Events) -> Events:
 
 
 @pytest.mark.parametrize("path", GAMES, ids=lambda p: p.stem)
-def test_a_whole_game_with_a_voice_holds_no_reply_back(path: Path, tmp_path: Path, fake_tts: None) -> None:
-    events = simulate(path, tmp_path)
+def test_a_whole_game_with_a_voice_holds_no_reply_back(path: Path, tmp_path: Path,
+                                                        fake_tts: Callable[..., FakeSynth]) -> None:
+    events = simulate(path, tmp_path, fake_tts)
     text: Events = []
     run_scenario(load_scenario(path), grammar=GRAMMAR, catalog=CATALOG, listeners=[text.append])
     assert game_events(events) == game_events(text), "the script's times mean the same with a voice"
@@ -313,9 +314,9 @@ def test_the_check_catches_a_reply_held_back() -> None:
     assert late_replies(late_count[:1]) == [], "a late number is dropped, not said late"
 
 
-def test_play_with_a_voice_logs_what_was_spoken(tmp_path: Path, fake_tts: None) -> None:
+def test_play_with_a_voice_logs_what_was_spoken(tmp_path: Path, fake_tts: Callable[..., FakeSynth]) -> None:
     env = Environment(stdin=io.StringIO("start the game\nA: what can I say\nquit\n"), stdout=io.StringIO(),
-                      stderr=io.StringIO())
+                      stderr=io.StringIO(), make_synthesizer=fake_tts)
     code = main(["play", "--players", "Alice,Bob,Carol,Dave,Erin,Frank,Grace,Heidi", "--seed", "6",
                  "--state", str(tmp_path / "game.json"), "--events", str(tmp_path / "events.jsonl"),
                  "--audio-out", str(tmp_path / "audio"), "--cache-dir", str(tmp_path / "cache")], env=env)
@@ -335,12 +336,11 @@ class CreepingClock(VirtualClock):
 
 
 @pytest.mark.parametrize("voiced", [False, True])
-def test_on_a_clock_that_never_stands_still_round_1_starts_once_quiet(voiced: bool, tmp_path: Path,
-                                                                    fake_tts: None) -> None:
+def test_on_a_clock_that_never_stands_still_round_1_starts_once_quiet(voiced: bool, tmp_path: Path) -> None:
     """A live game's clock moves between two reads: a quiet room must mean "now", not a timer chased forever."""
     clock = CreepingClock()
     engine = Engine.new(make_plan(8), ROOMS, clock=clock, grammar=GRAMMAR, catalog=CATALOG)
-    voice = make_voice(engine, RecordingOut(), cache_dir=tmp_path) if voiced else None
+    voice = make_voice(engine, RecordingOut(), synth=FakeSynth(), cache_dir=tmp_path) if voiced else None
     engine.begin()
     if voice is not None:
         voice.speaker.cut("A")

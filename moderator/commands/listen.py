@@ -17,7 +17,8 @@ from moderator.commands.recognize import result
 from moderator.env import Environment
 from moderator.errors import UsageError
 from moderator.listening import add_recognizer_options
-from moderator.mics import add_mic_options, check_names, new_endpointer, wants_mics
+from moderator.mics import add_mic_options, check_names, new_endpointer
+from moderator.outputs import device_options
 from moderator.ports import AudioIn, Clock, MicChunk, Recognizer
 from moderator.roster import load_roster, parse_names
 from moderator.speech.grammar import Grammar, load_grammar
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     roster = load_roster(args.roster) if args.roster else parse_names(args.players)
     if not roster:
         raise UsageError("--players needs the players' names, comma separated: Alice,Bob,Carol")
-    if not wants_mics(args):
+    devices = device_options(args)
+    if not devices.microphones:
         raise UsageError("name the microphones to check: --room-a-in and/or --room-b-in, or one shared --mic "
                           "('moderator devices' lists them)")
     grammar = load_grammar("en")
@@ -70,7 +72,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     check_names(recognizer, roster)
     recognizer.expect(grammar, roster)
     clock = SystemClock()
-    mics = env.open_mics(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
+    mics = env.open_mics(devices, clock, log=env.log)
     check = MicCheck(mics, recognizer, grammar, roster, clock, env.stdout, as_json=args.json)
     rooms = ", ".join("shared" if m is None else f"room {m}" for m in mics.mics)
     print(f"(listening: {rooms}, with {recognizer.name}; say a command, e.g. 'I appoint {roster[0]} as leader')",

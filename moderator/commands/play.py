@@ -24,8 +24,8 @@ from moderator.game.state import GameState
 from moderator.journal import Journal, Saved, default_path
 from moderator.listening import add_recognizer_options
 from moderator.live import LiveGame
-from moderator.mics import add_echo_options, add_mic_options, check_names, make_listener, wants_mics
-from moderator.outputs import add_speech_options, open_output, schedule_from
+from moderator.mics import add_echo_options, add_mic_options, check_names, make_listener
+from moderator.outputs import add_speech_options, device_options, schedule_from
 from moderator.play import EventLog
 from moderator.ports import AudioIn, Clock, Recognizer
 from moderator.roster import check_roster, load_roster, parse_names
@@ -140,7 +140,7 @@ def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: 
         epoch, lang, events, game_id = clock.epoch, args.lang, args.events, None
         engine = Engine.new(plan, {"A": a, "B": b}, clock=clock, grammar=grammar, catalog=catalog,
                             schedule=schedule, read_back=read_back)
-    log = EventLog(events, warn=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True)) if events \
+    log = EventLog(events, warn=env.log) if events \
         else None
     voice = _speak(engine, args, env, schedule, timing)
     listeners = _listen(engine, hearing, args, env, voice)
@@ -189,11 +189,12 @@ def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: 
 def _speak(engine: Engine, args: argparse.Namespace, env: Environment, schedule: Schedule,
            timing: LiveTiming) -> Voice | None:
     """Give the engine a voice if speakers or --audio-out were asked for, and render the set-up phrases."""
-    out = open_output(args, engine.clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
+    out = env.open_output(device_options(args), engine.clock, log=env.log)
     if out is None:
         return None
-    voice = make_voice(engine, out, tts=args.tts, cache_dir=args.cache_dir, live=True, timing=timing,
-                       warn=lambda msg: print(f"moderator: warning: {msg}", file=env.stderr))
+    warn = lambda msg: env.log(f"warning: {msg}")  # noqa: E731
+    voice = make_voice(engine, out, synth=env.make_synthesizer(args.tts, warn=warn), cache_dir=args.cache_dir,
+                       live=True, timing=timing, warn=warn)
     report = voice.prerender(engine, schedule)
     print(f"(prepared {report.rendered + report.cached} phrases in {report.seconds:.2f} s)", file=env.stderr)
     return voice
@@ -216,12 +217,13 @@ def _hear(args: argparse.Namespace, env: Environment, clock: Clock, grammar: Gra
         RosterError: names the recognizer cannot hear (vosk).
         DeviceError: a microphone is unknown or cannot open.
     """
-    if not wants_mics(args):
+    devices = device_options(args)
+    if not devices.microphones:
         return []
     recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model, live=True)
     check_names(recognizer, players)
     recognizer.expect(grammar, players)  # compiles every name now, not at the first word said
-    mics = env.open_mics(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr, flush=True))
+    mics = env.open_mics(devices, clock, log=env.log)
     return [_Hearing(recognizer, mics)]
 
 

@@ -7,7 +7,7 @@ import argparse
 from moderator.adapters.clock import SystemClock
 from moderator.env import Environment
 from moderator.errors import UsageError
-from moderator.outputs import add_speech_options, open_output
+from moderator.outputs import add_speech_options, device_options
 from moderator.speaking import voice_settings
 from moderator.speech.catalog import load_catalog
 from moderator.voice.cache import RenderCache, default_cache_dir
@@ -27,13 +27,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, env: Environment) -> int:
     """Render the text and play it; return when it has been played."""
     clock = SystemClock()
-    out = open_output(args, clock, log=lambda msg: print(f"moderator: {msg}", file=env.stderr))
+    out = env.open_output(device_options(args), clock, log=env.log)
     if out is None:
         raise UsageError("say where: --room-a-out/--room-b-out DEVICE, --split-stereo DEVICE, or --audio-out DIR "
                           "(list devices with 'moderator devices')")
-    from moderator.adapters.tts import make_synthesizer
-
-    synth = make_synthesizer(args.tts, warn=lambda msg: print(f"moderator: warning: {msg}", file=env.stderr))
+    synth = env.make_synthesizer(args.tts, warn=lambda msg: env.log(f"warning: {msg}"))
     try:
         clip = RenderCache(args.cache_dir or default_cache_dir(), synth).get(
             args.text, voice_settings(load_catalog(args.lang)))

@@ -150,8 +150,9 @@ def _give_voice(engine: Engine, args: argparse.Namespace, env: Environment) -> t
     from moderator.speaking import make_voice
 
     timeline = TimelineOut(args.audio_out, t0=engine.clock.now()) if args.audio_out is not None else None
-    voice = make_voice(engine, timeline if timeline is not None else Unplayed(), tts=args.tts,
-                       cache_dir=args.cache_dir, warn=lambda msg: print(f"moderator: warning: {msg}", file=env.stderr))
+    warn = lambda msg: env.log(f"warning: {msg}")  # noqa: E731
+    voice = make_voice(engine, timeline if timeline is not None else Unplayed(),
+                       synth=env.make_synthesizer(args.tts, warn=warn), cache_dir=args.cache_dir, warn=warn)
     report = voice.prerender(engine, engine.schedule)
     print(f"(prepared {report.rendered + report.cached} phrases before the game in {report.seconds:.2f} s: "
           f"{report.rendered} rendered, {report.cached} from the cache)", file=env.stderr)
