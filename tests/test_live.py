@@ -60,7 +60,9 @@ def say(mics: FakeAudioIn, t: float) -> None:
     mics.push("A", np.full(RATE // 2, 0.1, np.float32), t=t, chunk=0.5)
 
 
-def test_a_game_rebuilt_after_an_internal_error_is_followed_by_every_part(tmp_path: Path) -> None:
+def test_a_game_rebuilt_after_an_internal_error_is_followed_by_every_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     clock = VirtualClock()
     engine = Engine.new(make_plan(8), ROOMS, clock=clock, grammar=GRAMMAR, catalog=CATALOG, schedule=SCHEDULE)
     engine.begin()
