@@ -150,7 +150,7 @@ class LiveGame:
         """Handle one typed line ("A: ..." or "B: ..." names the room's microphone)."""
         room, text = split_room(line)
         if text:
-            self._guard(lambda: self.engine.handle_text(text, room))
+            self._guard(lambda: self.engine.handle_text(text, room, host=True))
 
     def wait_time(self, longest: float | None = None) -> float:
         """How long the loop may wait before the next tick (at most ``longest``, default ``timing.poll``)."""

@@ -229,7 +229,7 @@ def _rooms(rooms: Any, players: list[str], machine: list[str], untimed: bool) ->
         for player in _names(room.get("gave_up", []), f"{where}.gave_up"):
             if player not in players:
                 raise Invalid(f"{where}.gave_up", f"{_show(player)} is not a player of this game")
-        for key in ("ready", "asked_leader"):
+        for key in ("ready", "asked_leader", "typed_lock"):
             _bool(room.get(key, False), f"{where}.{key}")
     missing = [p for p in players if p not in seen]
     if missing:

@@ -166,7 +166,7 @@ def test_hostage_rules_and_lock() -> None:
         assert not g.say(text, "A")
         assert g.last_reason() == reason
     assert g.say("hostages Bob and Carol", "A")
-    assert not g.say("hostages Dave and Eve", "A")
+    assert not g.engine.handle_text("hostages Dave and Eve", "A", spoken=True), "only the host may correct it"
     assert g.last_reason() == "Room A's hostages are already locked: Bob and Carol. A choice cannot be changed."
     assert not g.say("leaders have met")
     assert g.say("I choose Hal and Ida as hostages", "B")
@@ -220,7 +220,7 @@ def test_no_timer_variant_ends_the_round_when_both_rooms_are_ready() -> None:
     assert g.last_reason() == "Room A, name your 2 hostages first, then say you are ready."
     assert g.say("hostages Bob and Carol", "A"), "hostages are announced during the round"
     assert g.engine.in_state("round.running") and g.of("hostages")[-1]["players"] == ["Bob", "Carol"]
-    assert not g.say("hostages Dave and Eve", "A"), "final once announced"
+    assert not g.engine.handle_text("hostages Dave and Eve", "A", spoken=True), "final once announced"
     assert not g.say("4 votes for Bob", "A") and g.last_reason() == \
         "Bob is one of this round's hostages and can't become leader."
     assert g.say("room A is ready") and not g.of("round_end")
@@ -403,3 +403,38 @@ def test_a_game_with_a_buried_card_says_how_to_bury_it_and_which_backups_take_ov
     assert "set one aside face down" in text and "9 cards" in text
     assert "the President's Daughter is the President" in text and "the Martyr is the Bomber" in text
     assert "buried" not in Game(players=8).engine.briefing_text()
+
+
+# --- rule: the host may correct a hostage choice they typed, until the leaders have met (issue 12, 1.6) ------
+
+
+def test_the_host_corrects_a_typed_hostage_choice_until_the_leaders_have_met() -> None:
+    g = Game()
+    host = lambda text, room: g.engine.handle_text(text, room, host=True)  # noqa: E731 (play's keyboard)
+    g.say("start the game")
+    g.leaders()
+    g.at(180)
+    assert host("hostages Bob and Dave", "A")  # the host's typo: Dave for Carol
+    assert host("hostages Bob and Carol", "A"), "the host's own typed choice can be corrected"
+    assert g.engine.state.rooms["A"].hostages == ["Bob", "Carol"]
+    assert [e["players"] for e in g.of("hostages")] == [["Bob", "Dave"], ["Bob", "Carol"]]
+    assert g.said("hostages.corrected")[-1]["text"] == "Hostages corrected by the host: Bob and Carol."
+    assert host("hostages Hal and Ida", "B") and g.engine.in_state("parley")
+    assert host("hostages Hal and Jon", "B"), "during the parley too"
+    assert not g.engine.handle_text("hostages Hal and Kim", "B", spoken=True), "a leader's spoken choice is final"
+    assert not g.say("hostages Hal and Kim", "B"), "a scripted player's line is a leader's announcement: final"
+    assert host("leaders have met", None)
+    assert "Carol" in g.engine.state.rooms["B"].members and "Jon" in g.engine.state.rooms["A"].members
+    assert "Dave" in g.engine.state.rooms["A"].members and "Ida" in g.engine.state.rooms["B"].members
+    assert not g.engine.state.rooms["A"].typed_lock, "a new round: nothing locked to correct"
+
+
+def test_a_hostage_choice_heard_by_a_microphone_is_never_corrected_by_typing() -> None:
+    g = Game()
+    g.say("start the game")
+    g.leaders()
+    g.at(180)
+    assert g.engine.handle_text("hostages Bob and Dave", "A", spoken=True)
+    assert g.engine.handle_text("yes", "A", spoken=True)
+    assert not g.engine.handle_text("hostages Bob and Carol", "A", host=True)
+    assert "already locked" in g.last_reason()

@@ -43,6 +43,10 @@ def test_required_states_exist(chart: Statechart) -> None:
 def test_hostage_regions_lock_independently(chart: Statechart) -> None:
     class Model:
         state: object
+        typing = False  # the guard of the host's correction of a typed choice
+
+        def by_host(self) -> bool:
+            return self.typing
 
     m = Model()
     chart.build(m, initial="round.running")
@@ -50,6 +54,9 @@ def test_hostage_regions_lock_independently(chart: Statechart) -> None:
     assert sorted(m.state) == ["hostages.A.choosing", "hostages.B.choosing"]  # type: ignore[arg-type]
     m.trigger("hostages_B")  # type: ignore[attr-defined]
     assert not m.may_trigger("hostages_B")  # type: ignore[attr-defined]
+    m.typing = True
+    assert m.may_trigger("hostages_B"), "the host may correct a choice they typed"  # type: ignore[attr-defined]
+    m.typing = False
     assert m.may_trigger("hostages_A")  # type: ignore[attr-defined]
     m.trigger("hostages_A")  # type: ignore[attr-defined]
     m.trigger("all_locked")  # type: ignore[attr-defined]

@@ -28,6 +28,8 @@ class Game(Protocol):
     rounds: RoundClock
     #: True while the command being applied is to be read back before it locks (a spoken hostage choice).
     reading_back: bool
+    #: True while the command being applied was typed by the host at a live game's keyboard.
+    by_host: bool
 
     def can_undo(self, room: str | None = None) -> bool: ...
     def undo(self, room: str | None = None) -> None: ...
@@ -248,8 +250,11 @@ def hostages(eng: Game, slots: Slots, room: str | None) -> Apply:
     players: list[str] = list(slots["players"])
     state = _room(eng, room)
     assert room is not None
-    if state.hostages is not None:
+    correcting = state.hostages is not None
+    if correcting and not (eng.by_host and state.typed_lock):  # only the host's own typed choice can be corrected
         raise Refusal("refuse.hostages_locked", room=room, players=state.hostages)
+    if correcting:
+        _not_ready(state, room)
     for p in players:
         _in_room(eng, p, room, "refuse.hostage_wrong_room")
     if state.leader is None:
@@ -262,9 +267,19 @@ def hostages(eng: Game, slots: Slots, room: str | None) -> Apply:
     due = eng.rounds.hostages_due()
     if len(players) != due:
         raise Refusal("refuse.hostage_count", room=room, due=eng.count("hostage", due), named=len(players))
+    if correcting:
+        return lambda: _correct_hostages(eng, room, players)
     if eng.reading_back:
         return lambda: _read_back(eng, room, players)
     return lambda: _lock_hostages(eng, room, players)
+
+
+def _correct_hostages(eng: Game, room: str, players: list[str]) -> None:
+    """The host retyped a room's locked choice before the leaders met: the new one replaces it (its own
+    ``hostages`` event; the last one counts)."""
+    eng.state.rooms[room].hostages = players
+    eng.emit(Hostages(room, players))
+    eng.say(room, "hostages.corrected", players=players)
 
 
 def _read_back(eng: Game, room: str, players: list[str]) -> None:
@@ -293,6 +308,7 @@ def confirm(eng: Game, slots: Slots, room: str | None) -> Apply:
 def _lock_hostages(eng: Game, room: str, players: list[str]) -> None:
     """Lock a room's hostage choice; when both are locked, send the leaders to parley."""
     eng.state.rooms[room].hostages = players
+    eng.state.rooms[room].typed_lock = eng.by_host
     eng.state.rooms[room].pending = None
     if eng.state.awaiting == room:
         eng.state.awaiting = None
@@ -322,7 +338,7 @@ def leaders_met(eng: Game) -> None:
     rooms["A"].members = [p for p in rooms["A"].members if p not in to_b] + to_a
     rooms["B"].members = [p for p in rooms["B"].members if p not in to_a] + to_b
     for r in rooms.values():
-        r.hostages = None
+        r.hostages, r.typed_lock = None, False
     eng.emit(Exchange(to_a, to_b))
     eng.say("both", "exchange")
     # One line per hostage, said in the room they leave: each can be rendered before the game.

@@ -86,6 +86,8 @@ class Engine:
         self.read_back = read_back
         #: True while the command being applied should be read back before it locks.
         self.reading_back = False
+        #: True while the command being applied was typed by the host at a live game's keyboard.
+        self.by_host = False
         self.clock = clock
         self.grammar = grammar
         self.catalog = catalog
@@ -97,6 +99,7 @@ class Engine:
         self.flow.gambler_may_be_buried = lambda: bool(self.state.plan["buried"])  # type: ignore[attr-defined]
         # Guard of naming hostages during a round: only without a timer.
         self.flow.untimed = lambda: self.rounds.seconds() is None  # type: ignore[attr-defined]
+        self.flow.by_host = lambda: self.by_host  # type: ignore[attr-defined]
         self.chart.build(self.flow, initial=state.machine)
         self.timers = Scheduler()
         #: The round's plan, deadline, pause, and the phrases its timers say (their timers are in ``timers``).
@@ -214,18 +217,20 @@ class Engine:
         leaf = self.flow.state[0] if isinstance(self.flow.state, list) else self.flow.state
         return self.state.round, leaf.split(SEP)[0]
 
-    def handle_text(self, text: str, room: str | None = None, *, spoken: bool = False) -> bool:
-        """Parse a typed line or transcript (``spoken``) and apply it. Returns True when accepted."""
+    def handle_text(self, text: str, room: str | None = None, *, spoken: bool = False, host: bool = False) -> bool:
+        """Parse a typed line or transcript (``spoken``) and apply it (``host``: typed by the host at the keyboard of
+        a live game, not a scripted player). Returns True when accepted."""
         parsed = self.grammar.parse(text, self.state.players)
         if isinstance(parsed, NoParse):
             self._reject(room, text, "refuse.parse", {"reason": parsed.reason}, intent=None)
             return False
-        return self.handle(parsed, room, spoken=spoken)
+        return self.handle(parsed, room, spoken=spoken, host=host)
 
-    def handle(self, parsed: Parsed, room: str | None = None, *, spoken: bool = False) -> bool:
+    def handle(self, parsed: Parsed, room: str | None = None, *, spoken: bool = False, host: bool = False) -> bool:
         """Apply a parsed command heard in ``room`` (None: a shared input). True when accepted."""
         saved = self.state.copy()
         self.reading_back = self.read_back == "always" or (self.read_back == "spoken" and spoken)
+        self.by_host = host and not spoken
         try:
             where = actions.room_of_command(self, parsed.intent, parsed.slots, room)
             if not self.may(parsed.intent, where or "A"):

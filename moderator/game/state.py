@@ -36,6 +36,8 @@ class RoomState:
     asked_leader: bool = False
     #: Hostages heard by voice and read back, waiting for "yes" (they lock) or "no".
     pending: list[str] | None = None
+    #: The locked hostages were typed by the host at the keyboard, who may correct them until the leaders have met.
+    typed_lock: bool = False
 
 
 @dataclass
