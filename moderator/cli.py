@@ -11,7 +11,7 @@ from pathlib import Path
 
 from moderator import __version__
 from moderator.env import Environment
-from moderator.errors import ExitStatus, ModeratorError
+from moderator.errors import ExitStatus, Interrupted, ModeratorError
 
 #: Subcommand modules under ``moderator.commands``, in the order ``--help`` lists them.
 COMMANDS = ("plan", "play", "simulate", "demo", "say", "devices", "listen", "recognize", "models", "diagram")
@@ -59,10 +59,11 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
             traceback.print_exc(file=env.stderr)
         print(f"moderator: error: {exc}", file=env.stderr)
         return int(exc.exit_code)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         if args.traceback:
             traceback.print_exc(file=env.stderr)
-        print(f"moderator: interrupted{_what_was_saved(args, journal, before)}", file=env.stderr)
+        note = exc.note if isinstance(exc, Interrupted) else _what_was_saved(args, journal, before)
+        print(f"moderator: interrupted{note}", file=env.stderr)
         return int(ExitStatus.INTERRUPTED)
 
 

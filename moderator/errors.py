@@ -19,6 +19,14 @@ class ExitStatus(IntEnum):
     """Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, with what the command has to say about it (``play``: the latest changes could not be saved)."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__(note)
+        self.note = note
+
+
 class ModeratorError(Exception):
     """Root of every error the CLI reports as a clean message; a runtime error unless a subclass says not."""
 

@@ -170,3 +170,23 @@ def test_ctrl_c_with_traceback_shows_where_it_stopped(monkeypatch: pytest.Monkey
     assert status == 130
     assert err.startswith("Traceback (most recent call last):\n") and "in interrupted" in err
     assert err.endswith("KeyboardInterrupt\nmoderator: interrupted\n")
+
+
+def test_ctrl_c_while_saving_fails_does_not_say_the_game_is_saved(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from moderator.errors import JournalError
+    from moderator.journal import Journal
+
+    state = tmp_path / "g.json"
+    status, _ = run("play", "--players", PLAYERS, "--state", str(state), stdin=CtrlCAfter("start the game\n"))
+    assert status == 130 and state.exists()
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise JournalError(f"cannot save the game to {state}: No space left on device")
+
+    monkeypatch.setattr(Journal, "save", full)
+    status, err = run("play", "--resume", "--state", str(state), stdin=CtrlCAfter("A: I appoint Alice as leader\n"))
+    assert status == 130
+    last = err.splitlines()[-1]
+    assert last == (f"moderator: interrupted; the latest changes could not be saved (cannot save the game to {state}: "
+                    f"No space left on device); {state} holds the game as last saved"), err

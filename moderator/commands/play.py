@@ -17,7 +17,7 @@ from moderator.adapters.clock import SystemClock
 from moderator.calibrate import measure_delays
 from moderator.commands.plan import add_plan_options, plan_from_args
 from moderator.env import Environment
-from moderator.errors import JournalError, UsageError
+from moderator.errors import Interrupted, JournalError, UsageError
 from moderator.game.engine import Engine
 from moderator.game.rules import split_rooms
 from moderator.game.state import GameState
@@ -167,15 +167,24 @@ def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: 
     game.save()
     if game.save_trouble is None:
         print(f"(game saved to {journal.path} after every change)", file=env.stdout)
+    interrupted: KeyboardInterrupt | None = None
     try:
         if env.interactive:
             asyncio.run(_tty_loop(game, env))
         else:
             _pipe_loop(game, env)
+    except KeyboardInterrupt as exc:
+        interrupted = exc
     finally:
         game.close()
         if log is not None:
             log.close()
+    if interrupted is not None:
+        if game.save_trouble is not None:  # not "the game is saved": its latest changes are not
+            kept = f"{journal.path} holds the game as last saved" if journal.exists() else "nothing of it was saved"
+            raise Interrupted(f"; the latest changes could not be saved ({game.save_trouble}); {kept}") \
+                from interrupted
+        raise interrupted
     if game.finished:
         print("Game over. Thanks for playing!", file=env.stdout)
     elif game.save_trouble is not None:
