@@ -13,6 +13,7 @@ from moderator.audio.endpoint import RATE
 from moderator.audio.mix import noise_for, power, scale_noise
 from moderator.audio.room import EchoRoom
 from moderator.calibrate import locate, settle, sweep
+from moderator.game.actions import names_said
 from moderator.game.engine import Engine
 from moderator.loop import Listener
 from moderator.scenario import Step
@@ -89,8 +90,7 @@ class VoiceDelivery:
         (as a typed line's room follows from its names), else in room A."""
         parsed = engine.grammar.parse(step.say or "", engine.state.players)
         if isinstance(parsed, Parsed):
-            names = [parsed.slots[k] for k in ("by", "leader", "player") if k in parsed.slots]
-            for name in names + list(parsed.slots.get("players", ())):
+            for name in names_said(parsed.slots):
                 if (room := engine.state.room_of(name)) is not None:
                     return room
         return "A"

@@ -181,18 +181,21 @@ def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: 
             log.close()
     if interrupted is not None:
         if game.save_trouble is not None:  # not "the game is saved": its latest changes are not
-            kept = f"{journal.path} holds the game as last saved" if journal.exists() else "nothing of it was saved"
-            raise Interrupted(f"; the latest changes could not be saved ({game.save_trouble}); {kept}") \
+            raise Interrupted(f"; the latest changes could not be saved ({game.save_trouble}); {_kept(journal)}") \
                 from interrupted
         raise interrupted
     if game.finished:
         print("Game over. Thanks for playing!", file=env.stdout)
     elif game.save_trouble is not None:
-        kept = f"{journal.path} holds the game as last saved" if journal.exists() else "nothing of it was saved"
-        print(f"The latest changes could not be saved ({game.save_trouble}); {kept}.", file=env.stdout)
+        print(f"The latest changes could not be saved ({game.save_trouble}); {_kept(journal)}.", file=env.stdout)
     else:
         print(f"Game saved. Continue with: moderator play --resume --state {journal.path}", file=env.stdout)
     return 0
+
+
+def _kept(journal: Journal) -> str:
+    """What is left of a game whose latest saves failed."""
+    return f"{journal.path} holds the game as last saved" if journal.exists() else "nothing of it was saved"
 
 
 def _speak(engine: Engine, args: argparse.Namespace, env: Environment, schedule: Schedule,

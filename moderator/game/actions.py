@@ -317,8 +317,13 @@ def _lock_hostages(eng: Game, room: str, players: list[str]) -> None:
     eng.say(room, "hostages.locked", players=players)
     # Without a timer the hostages are named during the round; the parley waits for both rooms' "ready".
     if not eng.in_state("round") and all(r.hostages is not None for r in eng.state.rooms.values()):
-        eng.fire("all_locked")
-        eng.say("both", "parley.last" if eng.rounds.last() else "parley")
+        to_parley(eng)
+
+
+def to_parley(eng: Game) -> None:
+    """Both rooms' hostages are locked: send the leaders to meet."""
+    eng.fire("all_locked")
+    eng.say("both", "parley.last" if eng.rounds.last() else "parley")
 
 
 def met(eng: Game, slots: Slots, room: str | None) -> Apply:
@@ -383,17 +388,18 @@ def query(eng: Game, slots: Slots, room: str | None, intent: str) -> Apply:
     return lambda: eng.say(where, "help", commands=eng.help_text())
 
 
+def names_said(slots: Slots) -> list[str]:
+    """The players a command names, in the order its slots name them ("Bob appoints Alice": Bob, Alice)."""
+    return [slots[key] for key in ("by", "leader", "player") if key in slots] + list(slots.get("players", ()))
+
+
 def room_of_command(eng: Game, intent: str, slots: Slots, mic_room: str | None) -> str | None:
     """The room a command is about: the mic's room, else the room of the names said.
 
     Raises Refusal when names of both rooms are mixed, or a name is in the
     other room than the mic's.
     """
-    names: list[str] = []
-    for key in ("by", "leader", "player"):
-        if key in slots and intent != "reveal":
-            names.append(slots[key])
-    names += list(slots.get("players", ()))
+    names = list(slots.get("players", ())) if intent == "reveal" else names_said(slots)
     if intent in ("ready", "room_answer"):
         return slots["room"]
     if intent == "name_answer":

@@ -338,8 +338,7 @@ class Engine:
         if self.rounds.seconds() is None:  # no timer: both rooms are ready, their hostages named; no "time's up"
             for name in ROOMS:
                 self.fire(f"hostages_{name}")
-            self.fire("all_locked")
-            self.say("both", "parley.last" if self.rounds.last() else "parley")
+            actions.to_parley(self)
             return
         self.rounds.say_cue("time_up")
         due = self.count("hostage", self.hostages_due())

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from moderator.game.actions import names_said
 from moderator.game.state import GameState, RoomState
 
 
@@ -30,8 +31,7 @@ class Change:
     @property
     def names(self) -> list[str]:
         """The players the command named, in the order it named them."""
-        named = [self.slots[k] for k in ("by", "leader", "player") if k in self.slots]
-        return named + list(self.slots.get("players", ()))
+        return names_said(self.slots)
 
     @property
     def room(self) -> str:
