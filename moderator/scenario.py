@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from moderator import yamlio
-from moderator.errors import ModeratorError, ScenarioError
+from moderator.errors import ModeratorError, RulesError, ScenarioError
 from moderator.game.engine import READ_BACK
-from moderator.game.rules import HOSTAGE_TABLES, MAX_PLAYERS, MIN_PLAYERS
+from moderator.game import catalogue
+from moderator.game.deck import buried_from, check_cards
+from moderator.game.rules import HOSTAGE_TABLES, MAX_PLAYERS, MIN_PLAYERS, plan_for
 from moderator.game.state import ROOMS
 from moderator.inputs import control_character, reading, shown
 from moderator.limits import (
@@ -26,7 +28,7 @@ from moderator.settings import GameOptions
 _OPTION_TYPES: dict[str, type] = {
     "rounds": int, "hostage_table": str, "givesy_backsies": str, "bury": bool, "round_seconds": int,
     "durations": list, "no_timer": bool, "force": bool, "mics": str,
-    "read_back": str, "wake_word": str,
+    "read_back": str, "wake_word": str, "preset": str, "characters": list,
 }
 
 
@@ -51,6 +53,10 @@ class Scenario:
     options: GameOptions
     steps: list[Step] = field(default_factory=list)
     source: str = "<data>"
+    cards: dict[str, str] | None = None
+    """The advanced game's deal, when the script gives it (player -> card id)."""
+    buried: str | None = None
+    """The card set aside, when the script gives it (with ``cards`` and ``bury: true``)."""
 
 
 def load_scenario(path: Path) -> Scenario:
@@ -80,7 +86,8 @@ def scenario_from_dict(data: Any, *, source: str = "<data>", base: Path = Path("
 
     if not isinstance(data, dict):
         raise fail("expected a mapping with 'players' and 'steps'")
-    _no_unknown_keys(data, ("players", "rooms", "seed", "options", "steps", "name", "description"), "", fail)
+    _no_unknown_keys(data, ("players", "rooms", "seed", "options", "steps", "name", "description", "cards",
+                            "buried"), "", fail)
     options = _options(data.get("options") or {}, fail)
     players = _players(data.get("players"), options.force, source)
     rooms = _rooms(data.get("rooms"), players, fail)
@@ -88,7 +95,27 @@ def scenario_from_dict(data: Any, *, source: str = "<data>", base: Path = Path("
     if not isinstance(seed, int):
         raise fail("'seed' must be an integer")
     steps = _steps(data.get("steps"), players, options.shared_mic, base, fail)
-    return Scenario(players, rooms, seed, options, steps, source)
+    cards, buried = _deal(data.get("cards"), data.get("buried"), players, options, fail)
+    return Scenario(players, rooms, seed, options, steps, source, cards, buried)
+
+
+def _deal(cards: Any, buried: Any, players: list[str], options: GameOptions,
+          fail: Any) -> tuple[dict[str, str] | None, str | None]:
+    """A scripted deal: ``cards`` gives every player one card of the game's deck; ``buried`` the card set aside."""
+    if cards is None:
+        if buried is not None:
+            raise fail("'buried' needs 'cards': the deal it is left over from")
+        return None, None
+    if not isinstance(cards, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in cards.items()):
+        raise fail("'cards' must map each player to a card id, e.g. Alice: president")
+    if buried is not None and not isinstance(buried, str):
+        raise fail("'buried' must be a card id, e.g. martyr")
+    try:
+        plan = plan_for(len(players), options)
+        check_cards(catalogue.default(), plan.deck, players, cards, buried, bury=bool(plan.buried))
+    except RulesError as exc:
+        raise fail(str(exc)) from exc
+    return dict(cards), buried or (buried_from(plan.deck, cards) if plan.buried else None)
 
 
 def _no_unknown_keys(raw: dict[Any, Any], known: tuple[str, ...], where: str, fail: Any) -> None:
@@ -151,6 +178,10 @@ def _options(raw: Any, fail: Any) -> GameOptions:
     if "wake_word" in raw and (not raw["wake_word"].strip() or control_character(raw["wake_word"])):
         raise fail("option 'wake_word' must be a word, e.g. moderator")
     fields = {k: v for k, v in raw.items() if k != "mics"}
+    if "characters" in fields:
+        if not all(isinstance(c, str) for c in fields["characters"]):
+            raise fail("option 'characters' must be a list of card ids, e.g. [doctor, engineer]")
+        fields["characters"] = tuple(fields["characters"])
     if "durations" in fields:
         fields["durations"] = tuple(_round_seconds(s, "durations", fail) for s in fields["durations"])
     if "round_seconds" in fields:

@@ -51,6 +51,12 @@ class GameOptions:
     givesy_backsies: str = "en"
     """Which edition's "no givesy-backsies": ``en`` or ``fr`` (``moderator.game.rules.GIVESY_BACKSIES``)."""
 
+    preset: str | None = None
+    """The advanced game's preset id (``moderator presets``); the deck comes from it."""
+
+    characters: tuple[str, ...] = ()
+    """Advanced characters added to the President, the Bomber and the team cards (card ids)."""
+
     shared_mic: bool = False
     """One shared input: the room follows from the names said."""
 

@@ -95,7 +95,7 @@ def run_scenario(
         rooms = {"A": a, "B": b}
     plan = plan_for(len(scenario.players), scenario.options)
     engine = Engine.new(plan, rooms, clock=clock, grammar=grammar, catalog=catalog, schedule=schedule,
-                        read_back=scenario.options.read_back)
+                        read_back=scenario.options.read_back, cards=scenario.cards, buried=scenario.buried)
     for listener in listeners:
         engine.subscribe(listener)
     if setup is not None:

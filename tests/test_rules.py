@@ -60,6 +60,8 @@ def test_to_dict_has_the_documented_keys_and_plain_types() -> None:
         "buried",
         "hostage_table",
         "givesy_backsies",
+        "preset",
+        "characters",
     }
     assert type(data["deck"]) is dict
     assert data["rounds"][0] == {"round": 1, "seconds": 300, "hostages": 2}

@@ -44,6 +44,7 @@ class Game(Protocol):
     def set_leader(self, room: str, player: str, how: str) -> None: ...
     def start_round(self, number: int) -> None: ...
     def round_over(self) -> None: ...
+    def reveal_next(self, *, first: bool = False) -> None: ...
 
 
 class Refusal(Exception):
@@ -344,6 +345,7 @@ def leaders_met(eng: Game) -> None:
     rooms["B"].members = [p for p in rooms["B"].members if p not in to_a] + to_b
     for r in rooms.values():
         r.hostages, r.typed_lock = None, False
+    eng.state.sent += to_b + to_a
     eng.emit(Exchange(to_a, to_b))
     eng.say("both", "exchange")
     # One line per hostage, said in the room they leave: each can be rendered before the game.
@@ -357,12 +359,19 @@ def leaders_met(eng: Game) -> None:
     eng.fire("end_game")
     eng.emit(GameOver({r: list(rooms[r].members) for r in ROOMS}))
     eng.say("both", "game.over")
-    if eng.state.plan["deck"].get("gambler"):
+    s = eng.state
+    advanced = bool(s.plan.get("preset") or s.plan.get("characters"))
+    if s.plan["deck"].get("gambler") and s.buried_card != "gambler":
         eng.fire("ask_gambler")
-        eng.say("both", "reveal.gambler_buried" if eng.state.plan["buried"] else "reveal.gambler")
+        maybe_buried = s.plan["buried"] and s.cards is None
+        buried_key = "reveal.gambler_buried_advanced" if advanced else "reveal.gambler_buried"
+        eng.say("both", buried_key if maybe_buried else "reveal.gambler")
     else:
         eng.fire("ask_reveal")
-        eng.say("both", "reveal.everyone")
+        if advanced:
+            eng.reveal_next(first=True)
+        else:
+            eng.say("both", "reveal.everyone")
 
 
 # --- questions and undo --------------------------------------------------------------------
@@ -376,7 +385,7 @@ def check_undo(eng: Game, slots: Slots, room: str | None) -> Apply:
 
 
 def query(eng: Game, slots: Slots, room: str | None, intent: str) -> Apply:
-    """Questions that change nothing: time left, repeat, help."""
+    """Questions that change nothing: time left, repeat, help, what a card does."""
     where = room or "both"
     if intent == "time":
         return lambda: eng.rounds.say_time_left(where)
@@ -385,6 +394,8 @@ def query(eng: Game, slots: Slots, room: str | None, intent: str) -> Apply:
         if said is None:
             raise Refusal("refuse.nothing_to_repeat")
         return lambda: eng.say(where, said[0], _text=said[1])
+    if intent == "explain":
+        return lambda: eng.say(where, f"card.{slots['role']}.help")
     return lambda: eng.say(where, "help", commands=eng.help_text())
 
 

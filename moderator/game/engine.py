@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from moderator.game import actions, events, hints, reasons, reveal
+from moderator.game import actions, advanced, events, hints, reasons, reveal
 from moderator.game.actions import Refusal
 from moderator.game.phrase import Phrase
 from moderator.game.round_clock import RoundClock
@@ -42,9 +42,15 @@ _ACTIONS: dict[str, Callable[..., actions.Apply]] = {
     "repeat": partial(actions.query, intent="repeat"),
     "help": partial(actions.query, intent="help"),
     "undo": actions.check_undo,
-    "confirm": actions.confirm,
+    "confirm": lambda eng, slots, room: (advanced.answer_fact if eng.in_state("reveal") else actions.confirm)(
+        eng, slots, room),
     "predict": reveal.predict,
-    "reveal": reveal.reveal,
+    "reveal": lambda eng, slots, room: (advanced.name_card if advanced.is_advanced(eng) else reveal.reveal)(
+        eng, slots, room),
+    "guess": advanced.guess,
+    "shoot": advanced.shoot,
+    "buried": advanced.name_buried,
+    "explain": partial(actions.query, intent="explain"),
 }
 #: Commands that "undo" can take back (until something locks).
 _UNDOABLE = {"appoint", "name_answer", "offer", "accept", "refuse", "usurp", "ready"}
@@ -115,13 +121,16 @@ class Engine:
         self.rounds.reschedule()
 
     @classmethod
-    def new(cls, plan: GamePlan, rooms: Mapping[str, Sequence[str]], **kwargs: Any) -> Engine:
-        """A game in set-up with the given plan and rooms."""
+    def new(cls, plan: GamePlan, rooms: Mapping[str, Sequence[str]], *, cards: Mapping[str, str] | None = None,
+            buried: str | None = None, **kwargs: Any) -> Engine:
+        """A game in set-up with the given plan and rooms (``cards``, ``buried``: a known deal, for scripts)."""
         players = [p for r in ROOMS for p in rooms[r]]
         state = GameState(
             players=players,
             rooms={r: RoomState(members=list(rooms[r])) for r in ROOMS},
             plan=plan.to_dict(),
+            cards=None if cards is None else dict(cards),
+            buried_card=buried,
         )
         return cls(state, **kwargs)
 
@@ -309,6 +318,10 @@ class Engine:
         else:  # more was said meanwhile, or a phrase is still rendering (inf)
             # Later than ``moment``, so a tick handling timers ahead of time cannot loop on it.
             self.timers.at(at if at != float("inf") else moment + _RECHECK, "start", group="start")
+
+    def reveal_next(self, *, first: bool = False) -> None:
+        """The advanced game's reveal: ask for what is still missing, or judge the game (``advanced``)."""
+        (advanced.start if first else advanced.next_step)(self)
 
     def hostages_due(self) -> int:
         """Hostages each room sends this round."""

@@ -162,6 +162,10 @@ class Result(Event):
     bomber: str | None
     rooms: Rooms
     gambler: str = OMITTED
+    characters: dict[str, dict[str, Any]] = OMITTED  # type: ignore[assignment]
+    """The advanced game: player -> ``{card, team, won}`` for every player whose card is known."""
+    buried: str = OMITTED
+    """The advanced game: the buried card's id, when one was buried and it is known."""
 
 
 #: Every event type by its name in the log.

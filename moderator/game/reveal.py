@@ -18,7 +18,10 @@ def predict(eng: Game, slots: Slots, room: str | None) -> Apply:
         eng.state.prediction = team
         eng.fire("predict")
         eng.say("both", "reveal.predicted", team=eng.text(f"team.{team}"))
-        eng.say("both", "reveal.everyone")
+        if eng.state.plan.get("preset") or eng.state.plan.get("characters"):
+            eng.reveal_next(first=True)
+        else:
+            eng.say("both", "reveal.everyone")
     return apply
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from moderator import yamlio
 from moderator.errors import RulesError
+from moderator.game import catalogue
+from moderator.game.deck import Recipe, build
 from moderator.limits import ROUND_MAX_SECONDS, ROUND_MIN_SECONDS
 from moderator.settings import GameOptions
 
@@ -62,6 +64,10 @@ class GamePlan:
     givesy_backsies: str = "en"
     """Which edition's "no givesy-backsies": ``en`` (the new leader cannot hand it straight back) or ``fr`` (whoever
     handed it over cannot lead again this round, by any route)."""
+    preset: str | None = None
+    """The advanced game's preset (``presets.yaml``), if the deck comes from one."""
+    characters: tuple[str, ...] = ()
+    """The advanced game's characters added to the President, the Bomber and the team cards."""
 
     @property
     def has_gambler(self) -> bool:
@@ -78,6 +84,8 @@ class GamePlan:
             "buried": self.buried,
             "hostage_table": self.hostage_table,
             "givesy_backsies": self.givesy_backsies,
+            "preset": self.preset,
+            "characters": list(self.characters),
         }
 
 
@@ -185,6 +193,8 @@ def make_plan(
     no_timer: bool = False,
     force: bool = False,
     givesy_backsies: str = "en",
+    preset: str | None = None,
+    characters: Sequence[str] = (),
 ) -> GamePlan:
     """Plan a game: rounds with their timings and hostages, the deck, and what is allowed.
 
@@ -194,6 +204,8 @@ def make_plan(
         no_timer: rounds end when both leaders are ready.
         force: allow more than 30 players (the 22+ row applies).
         givesy_backsies: the edition's reading of "no givesy-backsies" (``GIVESY_BACKSIES``).
+        preset, characters: the advanced game's deck (``moderator.game.deck``): a preset from the catalogue, or
+            characters added to the basic cards. A preset that requires a buried card buries one.
 
     Raises:
         RulesError: the set-up is not allowed; the message says what is.
@@ -207,14 +219,26 @@ def make_plan(
     hostages = hostages_for(players, rounds, hostage_table)
     if givesy_backsies not in GIVESY_BACKSIES:
         raise RulesError(f"unknown givesy-backsies rule {givesy_backsies!r}: choose {' or '.join(GIVESY_BACKSIES)}")
+    recipe = Recipe(preset, tuple(characters))
+    color_share = players >= COLOR_SHARE_MIN_PLAYERS
+    if recipe.advanced:
+        cat = catalogue.default()
+        deck, bury = build(cat, recipe, players, bury=bury)
+        # A tutorial may forbid colour share at any size, or allow it at any size (seeds/003).
+        rule = cat.preset(preset).colour_share if preset else "default"
+        color_share = {"forbidden": False, "allowed": True}.get(rule, color_share)
+    else:
+        deck = make_deck(players, bury=bury)
     return GamePlan(
         players=players,
         rounds=tuple(RoundSpec(i + 1, s, h) for i, (s, h) in enumerate(zip(seconds, hostages, strict=True))),
-        deck=MappingProxyType(make_deck(players, bury=bury)),
-        color_share=players >= COLOR_SHARE_MIN_PLAYERS,
+        deck=MappingProxyType(deck),
+        color_share=color_share,
         buried=1 if bury else 0,
         hostage_table=hostage_table,
         givesy_backsies=givesy_backsies,
+        preset=preset,
+        characters=tuple(characters),
     )
 
 
@@ -273,4 +297,6 @@ def plan_for(players: int, options: GameOptions) -> GamePlan:
         no_timer=options.no_timer,
         force=options.force,
         givesy_backsies=options.givesy_backsies,
+        preset=options.preset,
+        characters=options.characters,
     )

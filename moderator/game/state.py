@@ -66,6 +66,22 @@ class GameState:
     winner: str | None = None
     #: The last announcement per room (for "repeat that"): [key, text].
     last_said: dict[str, list[str]] = field(default_factory=dict)
+    #: The advanced game: player -> card id when the deal is known (a scenario's ``cards``); None in a live game,
+    #: where the cards are dealt by hand and the players name their holders at the reveal.
+    cards: dict[str, str] | None = None
+    #: The buried card, when it is known (the deal, or the players said it at the reveal).
+    buried_card: str | None = None
+    #: Cards named at the reveal: card id -> player, or None for "nobody / it was buried".
+    named: dict[str, str | None] = field(default_factory=dict)
+    #: The Private Investigator's guess of the buried card, and the player the Sniper shot.
+    guess: str | None = None
+    shot: str | None = None
+    #: Answers to the reveal's questions ("did the President card-share with the Doctor?"), by fact id.
+    facts: dict[str, bool] = field(default_factory=dict)
+    #: Every player sent as a hostage so far, in order.
+    sent: list[str] = field(default_factory=list)
+    #: The reveal's open question: "guess", "shoot", "names", or a fact id.
+    asking: str | None = None
 
     def room_of(self, player: str) -> str | None:
         """The room a player is in."""

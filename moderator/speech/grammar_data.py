@@ -36,6 +36,10 @@ INTENT_SLOTS: dict[str, dict[str, tuple[str, bool]]] = {
     "confirm": {"answer": ("answer", True)},
     "predict": {"team": ("team", True)},
     "reveal": {"role": ("role", True), "player": ("player", True)},
+    "guess": {"role": ("role", True)},
+    "shoot": {"player": ("player", True)},
+    "buried": {"role": ("role", True)},
+    "explain": {"role": ("role", True)},
 }
 
 
