@@ -8,9 +8,9 @@ from typing import Any
 
 from moderator import yamlio
 from moderator.errors import ModeratorError, RulesError, ScenarioError
-from moderator.game.engine import READ_BACK
 from moderator.game import catalogue
 from moderator.game.deck import buried_from, check_cards
+from moderator.game.engine import READ_BACK
 from moderator.game.rules import HOSTAGE_TABLES, MAX_PLAYERS, MIN_PLAYERS, plan_for
 from moderator.game.state import ROOMS
 from moderator.inputs import control_character, reading, shown

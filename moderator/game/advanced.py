@@ -189,11 +189,8 @@ def answer_fact(eng: Game, slots: Slots, room: str | None) -> Apply:
 
 def _table(eng: Game) -> Table:
     s = eng.state
-    if s.cards is not None:
-        cards = dict(s.cards)
-    else:
-        # A live game names the acting President (the Daughter's holder when the President was buried).
-        cards = {p: c for c, p in s.named.items() if p is not None}
+    # A live game names the acting President (the Daughter's holder when the President was buried).
+    cards = dict(s.cards) if s.cards is not None else {p: c for c, p in s.named.items() if p is not None}
     rooms = {p: r for r in ROOMS for p in s.rooms[r].members}
     return Table(cards=cards, rooms=rooms, buried=s.buried_card, prediction=s.prediction, guess=s.guess,
                  shot=s.shot, hostages=frozenset(s.sent), facts=dict(s.facts))
