@@ -189,8 +189,8 @@ def test_the_agoraphobe_and_the_investigator(cat: Catalogue) -> None:
 def test_the_reveal_asks_only_for_cards_that_decide_something(cat: Catalogue) -> None:
     assert needed_cards(cat, ["president", "bomber", "blue_team", "red_team", "doctor", "gambler"]) == [
         "president", "bomber"]
-    assert needed_cards(cat, ["president", "bomber", "intern", "romeo", "juliet"]) == [
-        "president", "bomber", "intern", "romeo", "juliet"]
+    assert needed_cards(cat, ["president", "bomber", "intern", "romeo", "juliet", "sniper", "target"]) == [
+        "president", "bomber", "intern", "romeo", "juliet", "sniper", "target"]
 
 
 def test_when_the_doctor_and_the_engineer_both_fail_no_team_wins() -> None:

@@ -16,6 +16,10 @@ from moderator.game.objectives import Table, fact_id, holder, judge, needed_card
 from moderator.game.state import ROOMS
 
 
+#: In the list of what is still to be named: the buried card (when the Investigator's guess needs it).
+BURIED = "(buried)"
+
+
 def is_advanced(eng: Game) -> bool:
     """True when the deck comes from a preset or from a list of characters."""
     plan = eng.state.plan
@@ -31,7 +35,8 @@ def _card_name(eng: Game, card_id: str) -> str:
 
 
 def _cards_list(eng: Game, cards: list[str]) -> str:
-    return eng.names([eng.text("reveal.the_card", card=_card_name(eng, c)) for c in cards])
+    return eng.names([eng.text("reveal.the_buried_card") if c == BURIED else
+                      eng.text("reveal.the_card", card=_card_name(eng, c)) for c in cards])
 
 
 def _to_name(eng: Game) -> list[str]:
@@ -40,7 +45,9 @@ def _to_name(eng: Game) -> list[str]:
     if s.cards is not None:
         return []
     wanted = needed_cards(catalogue.default(), _in_deck(eng))
-    return [c for c in wanted if c not in s.named]
+    if s.guess is not None and s.buried_card is None:
+        wanted.append(BURIED)  # the Investigator's guess is judged against it
+    return [c for c in wanted if c not in s.named and not (c == BURIED and s.buried_card)]
 
 
 def _facts_open(eng: Game) -> list[list[str]]:
@@ -210,7 +217,9 @@ def decide(eng: Game) -> None:
                     characters=characters, buried=s.buried_card or OMITTED))
     where_p, where_b = s.room_of(s.president or ""), s.room_of(s.bomber or "")
     base = "red" if where_p is not None and where_p == where_b else "blue"
-    eng.say("both", f"result.{base}", president=s.president, bomber=s.bomber, room_p=where_p, room_b=where_b)
+    # "Blue team wins!" only when it does: a card's rule may still turn the result (then the rooms alone).
+    key = f"result.{base}" if winner == base else ("result.together" if base == "red" else "result.apart")
+    eng.say("both", key, president=s.president, bomber=s.bomber, room_p=where_p, room_b=where_b)
     if winner == "none":
         eng.say("both", "result.no_winner")
     elif winner != base:
@@ -220,7 +229,8 @@ def decide(eng: Game) -> None:
     if s.prediction is not None:
         eng.say("both", f"result.gambler_{gambler}", team=eng.text(f"team.{s.prediction}"))
     for player, outcome in characters.items():
-        if cat.cards[outcome["card"]].objective and "team" not in (cat.cards[outcome["card"]].objective or {}):
+        objective = cat.cards[outcome["card"]].objective or {}
+        if "team" not in objective and "predicts" not in objective:  # (the Gambler's line is said above)
             key = "result.character_won" if outcome["won"] else "result.character_lost"
             eng.say("both", key, card=_card_name(eng, outcome["card"]), player=player)
 

@@ -61,7 +61,7 @@ def build(cat: Catalogue, recipe: Recipe, players: int, *, bury: bool) -> tuple[
     if rest % 2 and odd in ("gambler", "mi6") and odd not in specials:
         specials.append(odd)
         rest -= 1
-    if rest % 2 and odd != "none" and "gambler" not in specials:
+    if rest % 2 and "gambler" not in specials:
         specials.append("gambler")  # the basic rule for an odd count (rulebook p.3), when nothing else evens it
         rest -= 1
     what = f"the preset {recipe.preset!r}" if recipe.preset else "these characters"
@@ -72,7 +72,10 @@ def build(cat: Catalogue, recipe: Recipe, players: int, *, bury: bool) -> tuple[
         hint = "" if bury else "; bury a card (--bury) to even it out"
         raise RulesError(f"{what} leave{'s' if recipe.preset else ''} {rest} team cards, which cannot be split "
                          f"evenly between blue and red{hint}")
-    if rest and team_cards == "none":
+    if rest and team_cards == "none" and recipe.preset and cat.presets[recipe.preset].players[0] == \
+            cat.presets[recipe.preset].players[1]:
+        # A preset for one player count is the exact deck; any other is filled with team cards (seeds/003: "to
+        # play with more players, add more Blue Team and Red Team cards").
         raise RulesError(f"the preset {recipe.preset!r} has exactly {len(specials)} cards: play it with "
                          f"{len(specials) - (1 if bury else 0)} players")
     counts = dict.fromkeys(specials, 1)

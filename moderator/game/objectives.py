@@ -143,18 +143,14 @@ def questions(cat: Catalogue, cards_in_play: list[str]) -> list[list[str]]:
     return pairs
 
 
-#: Operators whose answer depends on where the player who holds the card is, or what happened to them.
-_ABOUT_ME = ("with", "away_from", "with_each_other", "shot_by", "never_hostage")
-
-
 def needed_cards(cat: Catalogue, cards_in_deck: list[str]) -> list[str]:
-    """The cards whose holders the moderator must learn at the reveal to judge the game: the President, the
-    Bomber, every card an objective names, and every card whose objective depends on its holder (where they end,
-    whether they were shot or sent as a hostage)."""
+    """The cards whose holders the moderator must learn at the reveal to judge and announce the game: the
+    President, the Bomber, every card an objective names, and every character with an objective of its own (not
+    its team's win; the Gambler's is announced from the prediction)."""
     needed = ["president", "bomber"]
     for card_id in cards_in_deck:
         card = cat.cards[card_id]
-        if card.objective and any(op in _ABOUT_ME for op, _ in _walk(card.objective)):
+        if card.objective and not any(op in ("team", "predicts") for op, _ in _walk(card.objective)):
             needed.append(card_id)
         objs = ([card.objective] if card.objective else []) + [r["unless"] for r in card.winner_rules]
         for obj in objs:
