@@ -187,7 +187,7 @@ def _preset_game(preset_id: str, players: int, seed: int) -> tuple[dict[str, Any
                "shot": rng.choice(names), "facts": rng.random() < 0.5}
     reveal = [f"gambler predicts {answers['prediction']}", f"the investigator guesses the "
               f"{cat.cards[answers['guess']].name}", f"the sniper shoots {answers['shot']}"]
-    reveal += [answers["facts"] and "yes" or "no"] * 4
+    reveal += [(answers["facts"] and "yes") or "no"] * 4
     steps += [{"at": now + 10 + i, "say": line} for i, line in enumerate(reveal)]
     data = {"players": names, "rooms": rooms, "options": {"preset": preset_id,
                                                           "rounds": 5 if players > 10 else 3},

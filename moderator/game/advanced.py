@@ -15,7 +15,6 @@ from moderator.game.events import OMITTED, Result
 from moderator.game.objectives import Table, fact_id, holder, judge, needed_cards, questions
 from moderator.game.state import ROOMS
 
-
 #: In the list of what is still to be named: the buried card (when the Investigator's guess needs it).
 BURIED = "(buried)"
 
