@@ -223,8 +223,11 @@ def test_every_supported_preset_at_its_smallest_and_largest_count(preset_id: str
     sent = {p for e in of(events, "exchange") for p in e["to_A"] + e["to_B"]}
     shot = answers["shot"] if "sniper" in cards.values() else None
     base = "red" if room[holder("president") or ""] == room[holder("bomber") or ""] else "blue"
-    fails = {"red" if "doctor" in cards.values() and not answers["facts"] else None,
-             "blue" if "engineer" in cards.values() and not answers["facts"] else None} - {None}
+    # The Doctor's and the Engineer's rules, also when they are buried and the Nurse or the Tinkerer plays them.
+    doctor = "doctor" in cards.values() or (buried == "doctor" and "nurse" in cards.values())
+    engineer = "engineer" in cards.values() or (buried == "engineer" and "tinkerer" in cards.values())
+    fails = {"red" if doctor and not answers["facts"] else None,
+             "blue" if engineer and not answers["facts"] else None} - {None}
     winner = "none" if len(fails) == 2 else (fails.pop() if fails else base)
     end = {"room": room, "holder": holder, "winner": winner, "prediction": answers["prediction"],
            "guess": answers["guess"] if "private_investigator" in cards.values() else None, "buried": buried,

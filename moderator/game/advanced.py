@@ -12,7 +12,7 @@ from __future__ import annotations
 from moderator.game import catalogue
 from moderator.game.actions import Apply, Game, Refusal, Slots
 from moderator.game.events import OMITTED, Result
-from moderator.game.objectives import Table, fact_id, holder, judge, needed_cards, questions
+from moderator.game.objectives import Table, acting, fact_id, holder, judge, needed_cards, questions
 from moderator.game.state import ROOMS
 
 #: In the list of what is still to be named: the buried card (when the Investigator's guess needs it).
@@ -51,7 +51,8 @@ def _to_name(eng: Game) -> list[str]:
 
 def _facts_open(eng: Game) -> list[list[str]]:
     cat = catalogue.default()
-    in_play = [c for c in _in_deck(eng) if c != eng.state.buried_card]
+    buried = eng.state.buried_card
+    in_play = acting(cat, [c for c in _in_deck(eng) if c != buried], buried)
     return [pair for pair in questions(cat, in_play) if fact_id(pair) not in eng.state.facts]
 
 
@@ -237,7 +238,7 @@ def decide(eng: Game) -> None:
 def _overruling_pair(eng: Game, table: Table, base: str) -> list[str]:
     """The card-share that did not happen and changed the winner (for the announcement)."""
     cat = catalogue.default()
-    for card_id in dict.fromkeys(table.cards.values()):
+    for card_id in acting(cat, list(dict.fromkeys(table.cards.values())), table.buried):
         for rule in cat.cards[card_id].winner_rules:
             pair = rule["unless"].get("shared")
             if pair and not table.facts.get(fact_id(pair), False) and rule["winner"] != base:

@@ -55,13 +55,20 @@ def in_play(table: Table) -> list[str]:
     return list(dict.fromkeys(table.cards.values()))
 
 
+def acting(cat: Catalogue, cards_in_play: list[str], buried: str | None) -> list[str]:
+    """The cards whose rules apply: those in play, and a buried card whose backup is in play (the Nurse plays the
+    buried Doctor's part, the card-share with the President included)."""
+    backup = cat.cards[buried].backup if buried in cat.cards else None
+    return cards_in_play + ([buried] if buried and backup in cards_in_play else [])
+
+
 def winner(cat: Catalogue, table: Table) -> str:
     """Red when the President and the Bomber end in the same room, else blue; then the rules of cards like the
     Doctor ("no card-share with the President: red wins") and the Engineer ("... with the Bomber: blue wins").
     When rules for both teams fire, neither team wins: ``none`` (the character guide: "all players lose")."""
     president, bomber = holder(cat, table, "president"), holder(cat, table, "bomber")
     base = "red" if president and bomber and table.rooms.get(president) == table.rooms.get(bomber) else "blue"
-    fired = {rule["winner"] for card_id in in_play(table) for rule in cat.cards[card_id].winner_rules
+    fired = {rule["winner"] for card_id in acting(cat, in_play(table), table.buried) for rule in cat.cards[card_id].winner_rules
              if not holds(cat, table, rule["unless"], None, base)}
     if len(fired) > 1:
         return "none"
