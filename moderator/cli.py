@@ -14,7 +14,7 @@ from moderator.env import Environment
 from moderator.errors import ExitStatus, Interrupted, ModeratorError
 
 #: Subcommand modules under ``moderator.commands``, in the order ``--help`` lists them.
-COMMANDS = ("plan", "play", "simulate", "demo", "say", "devices", "listen", "recognize", "models", "diagram")
+COMMANDS = ("plan", "presets", "play", "simulate", "demo", "say", "devices", "listen", "recognize", "models", "diagram")
 
 _TRACEBACK_HELP = "on an error, print the Python stack too (for a bug report)"
 

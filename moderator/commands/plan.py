@@ -97,10 +97,23 @@ def add_plan_options(parser: argparse.ArgumentParser, *, players: bool) -> None:
         action="store_true",
         help=f"allow more than {MAX_PLAYERS} players (the 22+ hostage row applies)",
     )
+    parser.add_argument(
+        "--preset",
+        metavar="ID",
+        help="the advanced game: deal a preset's cards (`moderator presets` lists them and their player counts)",
+    )
+    parser.add_argument(
+        "--characters",
+        metavar="ID,ID,...",
+        help="the advanced game: add these cards to the President, the Bomber and the team cards, e.g. "
+        "doctor,engineer (`moderator presets --cards` lists them)",
+    )
 
 
 def options_from_args(args: argparse.Namespace) -> GameOptions:
     """The GameOptions the set-up flags ask for."""
+    if args.preset is not None and args.characters is not None:
+        raise UsageError("--preset and --characters do not go together: a preset already says its characters")
     return GameOptions(
         rounds=args.rounds,
         bury=args.bury,
@@ -110,6 +123,8 @@ def options_from_args(args: argparse.Namespace) -> GameOptions:
         no_timer=args.no_timer,
         force=args.force,
         givesy_backsies=args.givesy_backsies,
+        preset=None if args.preset is None else parse_preset(args.preset),
+        characters=() if args.characters is None else tuple(parse_characters(args.characters)),
     )
 
 
@@ -144,6 +159,25 @@ def parse_durations(text: str) -> list[int]:
         raise UsageError(f"--durations: a round lasts {ROUND_MIN_SECONDS} to {ROUND_MAX_SECONDS} seconds; "
                          f"got {shown(wrong[0])}")
     return seconds
+
+
+def parse_preset(text: str) -> str:
+    """``--preset``: one id as ``moderator presets`` lists it (whether it exists is the rules' to say)."""
+    preset = text.strip()
+    if not preset:
+        raise UsageError("--preset takes a preset id, e.g. the_standard (`moderator presets` lists them)")
+    return preset
+
+
+def parse_characters(text: str) -> list[str]:
+    """``--characters`` ("doctor,engineer") into card ids, each once; an empty entry is refused."""
+    ids = [part.strip() for part in text.split(",")]
+    if not all(ids):
+        raise UsageError(f"--characters takes card ids separated by commas, e.g. doctor,engineer; got {shown(text)}")
+    twice = sorted({c for c in ids if ids.count(c) > 1})
+    if twice:
+        raise UsageError(f"--characters names {', '.join(twice)} twice: each card is in the deck once")
+    return ids
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
