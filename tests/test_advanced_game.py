@@ -177,7 +177,9 @@ def _preset_game(preset_id: str, players: int, seed: int) -> tuple[dict[str, Any
     now, members = 0.0, {r: list(m) for r, m in rooms.items()}
     for spec in plan.rounds:
         now += spec.seconds or 0
-        picks = {r: rng.sample(members[r][1:], spec.hostages) for r in members}
+        # Never an Ambassador (the moderator refuses one: test_an_ambassador_is_never_a_hostage).
+        picks = {r: rng.sample([p for p in members[r][1:] if "cannot_be_hostage" not in cat.cards[cards[p]].powers],
+                               spec.hostages) for r in members}
         steps += [{"at": now + 1, "room": r, "say": "hostages " + " and ".join(picks[r])} for r in ("A", "B")]
         steps.append({"at": now + 3, "say": "leaders have met"})
         now += 3
@@ -240,3 +242,65 @@ def test_every_supported_preset_at_its_smallest_and_largest_count(preset_id: str
     deck = {c: n for c, n in make_plan(players, preset=preset_id, rounds=5 if players > 10 else 3).deck.items()}
     assert sorted([*cards.values(), *([buried] if buried else [])]) == sorted(c for c, n in deck.items()
                                                                                for _ in range(n))
+
+
+# --- powers during the rounds ------------------------------------------------------------------------------
+
+
+def _eight(options: dict[str, Any], steps: list[dict[str, Any]], cards: dict[str, str] | None = None,
+           ) -> list[dict[str, Any]]:
+    data: dict[str, Any] = {"players": EIGHT, "rooms": {"A": EIGHT[:4], "B": EIGHT[4:]}, "options": options,
+                            "steps": steps}
+    if cards:
+        data["cards"] = cards
+    return play(data)
+
+
+def test_an_ambassador_is_never_a_hostage() -> None:
+    steps = [{"at": "setup", "say": "start the game"},
+             {"at": 5, "room": "A", "say": "I appoint Alice as leader"},
+             {"at": 20, "room": "B", "say": "Erin is the red ambassador"},  # a public reveal, said to the moderator
+             {"at": 181, "room": "A", "say": "hostage Bob"},
+             {"at": 182, "room": "A", "say": "hostage Carol"},
+             {"at": 183, "room": "B", "say": "I appoint Frank as leader"},
+             {"at": 184, "room": "B", "say": "hostage Erin"},
+             {"at": 185, "room": "B", "say": "hostage Grace"}]
+    cards = dict(zip(EIGHT, ["president", "blue_ambassador", "blue_team", "blue_team",
+                             "red_ambassador", "bomber", "red_team", "red_team"], strict=True))
+    events = _eight({"characters": ["blue_ambassador", "red_ambassador"]}, steps, cards)
+    refused = [(e["text"], e["key"]) for e in of(events, "rejected")]
+    # Bob's card is known from the deal, Erin's from her reveal.
+    assert refused == [("hostage Bob", "refuse.ambassador_hostage"), ("hostage Erin", "refuse.ambassador_hostage")]
+    assert [e["players"] for e in of(events, "hostages")] == [["Carol"], ["Grace"]]
+
+
+def test_the_usurper_takes_the_lead_at_once_and_holds_it_that_round_but_not_in_the_last() -> None:
+    steps = three_rounds(["Carol", "Dave", "Bob"], ["Frank", "Grace", "Heidi"], ("Alice", "Erin"))
+    steps += [{"at": 30, "room": "A", "say": "Bob is the blue usurper"},
+              {"at": 31, "room": "A", "say": "3 votes for Carol"},                  # refused: the Usurper holds
+              {"at": 32, "room": "B", "say": "Frank is the blue usurper"},          # refused: Bob holds the card
+              {"at": 200, "room": "A", "say": "3 votes for Alice"},                 # round 2: votes work again
+              {"at": 320, "room": "B", "say": "Heidi is the red usurper"}]          # refused: the last round
+    steps.sort(key=lambda s: -1 if s["at"] == "setup" else s["at"])
+    events = _eight({"characters": ["blue_usurper", "red_usurper"]}, steps)
+    leaders = [(e["room"], e["player"], e["how"]) for e in of(events, "leader")]
+    assert leaders == [("A", "Alice", "appointed"), ("B", "Erin", "appointed"), ("A", "Bob", "usurped"),
+                       ("A", "Alice", "usurped")]
+    refused = [e["key"] for e in of(events, "rejected")]
+    assert refused == ["refuse.usurper_holds", "refuse.holds_other", "refuse.usurper_last_round"]
+
+
+def test_the_bodyguard_sends_one_extra_player_with_the_hostages() -> None:
+    steps = [{"at": "setup", "say": "start the game"},
+             {"at": 5, "room": "A", "say": "I appoint Alice as leader"},
+             {"at": 6, "room": "B", "say": "I appoint Erin as leader"},
+             {"at": 181, "room": "A", "say": "hostage Bob"},
+             {"at": 182, "room": "A", "say": "the bodyguard sends Alice"},   # refused: the leader stays
+             {"at": 183, "room": "A", "say": "the bodyguard sends Carol"},
+             {"at": 184, "room": "A", "say": "the bodyguard sends Dave"},    # refused: once a round
+             {"at": 185, "room": "B", "say": "hostage Frank"},
+             {"at": 190, "say": "leaders have met"}]
+    events = _eight({"characters": ["blue_bodyguard"]}, steps)
+    assert [e["key"] for e in of(events, "rejected")] == ["refuse.bodyguard_hostage", "refuse.bodyguard_once"]
+    (exchange,) = of(events, "exchange")
+    assert exchange["to_B"] == ["Bob", "Carol"] and exchange["to_A"] == ["Frank"]

@@ -340,11 +340,13 @@ def leaders_met(eng: Game) -> None:
     if not last:
         eng.start_round(eng.state.round + 1)
     rooms = eng.state.rooms
-    to_a, to_b = list(rooms["B"].hostages or []), list(rooms["A"].hostages or [])
+    # The hostages, and the extra player a Bodyguard sends (the advanced game).
+    to_a = list(rooms["B"].hostages or []) + rooms["B"].extra
+    to_b = list(rooms["A"].hostages or []) + rooms["A"].extra
     rooms["A"].members = [p for p in rooms["A"].members if p not in to_b] + to_a
     rooms["B"].members = [p for p in rooms["B"].members if p not in to_a] + to_b
     for r in rooms.values():
-        r.hostages, r.typed_lock = None, False
+        r.hostages, r.typed_lock, r.extra = None, False, []
     eng.state.sent += to_b + to_a
     eng.emit(Exchange(to_a, to_b))
     eng.say("both", "exchange")

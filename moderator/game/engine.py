@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from moderator.game import actions, advanced, events, hints, reasons, reveal
+from moderator.game import actions, advanced, events, hints, powers, reasons, reveal
 from moderator.game.actions import Refusal
 from moderator.game.phrase import Phrase
 from moderator.game.round_clock import RoundClock
@@ -32,9 +32,10 @@ _ACTIONS: dict[str, Callable[..., actions.Apply]] = {
     "offer": actions.offer,
     "accept": partial(actions.answer_offer, accepted=True),
     "refuse": partial(actions.answer_offer, accepted=False),
-    "usurp": actions.usurp,
+    "usurp": lambda eng, slots, room: (room and powers.usurper_holds(eng, room), actions.usurp(eng, slots, room))[1],
     "ready": actions.ready,
-    "hostages": actions.hostages,
+    "hostages": lambda eng, slots, room: (powers.no_ambassador(eng, slots["players"]),
+                                          actions.hostages(eng, slots, room))[1],
     "met": actions.met,
     "pause": lambda eng, slots, room: eng.rounds.pause,
     "resume": lambda eng, slots, room: eng.rounds.resume,
@@ -45,8 +46,10 @@ _ACTIONS: dict[str, Callable[..., actions.Apply]] = {
     "confirm": lambda eng, slots, room: (advanced.answer_fact if eng.in_state("reveal") else actions.confirm)(
         eng, slots, room),
     "predict": reveal.predict,
-    "reveal": lambda eng, slots, room: (advanced.name_card if advanced.is_advanced(eng) else reveal.reveal)(
-        eng, slots, room),
+    "reveal": lambda eng, slots, room: (
+        powers.public_reveal if eng.in_state("round") or eng.in_state("hostages")
+        else advanced.name_card if advanced.is_advanced(eng) else reveal.reveal)(eng, slots, room),
+    "bodyguard": powers.bodyguard,
     "guess": advanced.guess,
     "shoot": advanced.shoot,
     "buried": advanced.name_buried,
@@ -106,6 +109,8 @@ class Engine:
         # Guard of naming hostages during a round: only without a timer.
         self.flow.untimed = lambda: self.rounds.seconds() is None  # type: ignore[attr-defined]
         self.flow.by_host = lambda: self.by_host  # type: ignore[attr-defined]
+        # Guard of a public reveal during the rounds: only the advanced game's powers use one.
+        self.flow.advanced = lambda: advanced.is_advanced(self)  # type: ignore[attr-defined]
         self.chart.build(self.flow, initial=state.machine)
         self.timers = Scheduler()
         #: The round's plan, deadline, pause, and the phrases its timers say (their timers are in ``timers``).
@@ -333,6 +338,7 @@ class Engine:
         s.round = number
         for room in s.rooms.values():
             room.no_giveback, room.offer, room.ready, room.gave_up = None, None, False, []
+            room.usurper_round = False
         # Round 1 may start from a timer (after the briefing), handled a little ahead: its own time counts.
         self.rounds.start(self.clock.now() if self._scheduled is None else self._scheduled)
         due = self.hostages_due()

@@ -38,6 +38,10 @@ class RoomState:
     pending: list[str] | None = None
     #: The locked hostages were typed by the host at the keyboard, who may correct them until the leaders have met.
     typed_lock: bool = False
+    #: The advanced game: the leader took the room this round by the Usurper's reveal (no vote may unseat them).
+    usurper_round: bool = False
+    #: The advanced game: the extra player the Bodyguard sends to the other room at the end of this round.
+    extra: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -82,6 +86,8 @@ class GameState:
     sent: list[str] = field(default_factory=list)
     #: The reveal's open question: "guess", "shoot", "names", or a fact id.
     asking: str | None = None
+    #: Cards revealed publicly during the rounds (an Usurper, an Ambassador): player -> card id.
+    public: dict[str, str] = field(default_factory=dict)
 
     def room_of(self, player: str) -> str | None:
         """The room a player is in."""

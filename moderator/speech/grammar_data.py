@@ -40,6 +40,7 @@ INTENT_SLOTS: dict[str, dict[str, tuple[str, bool]]] = {
     "shoot": {"player": ("player", True)},
     "buried": {"role": ("role", True)},
     "explain": {"role": ("role", True)},
+    "bodyguard": {"player": ("player", True)},
 }
 
 
