@@ -14,6 +14,7 @@ from dataclasses import fields
 from functools import cache
 from typing import Any
 
+from moderator.game import catalogue
 from moderator.game.engine import READ_BACK
 from moderator.game.rules import GIVESY_BACKSIES
 from moderator.game.state import ROOMS, GameState, RoomState
@@ -100,14 +101,16 @@ def check_state(state: Any, *, saved_at: float) -> None:
         _bool(state.get(key, False), f"{w}.{key}")
     if state.get("awaiting") not in (None, *ROOMS):
         raise Invalid(f"{w}.awaiting", f"must be A, B or null, not {_show(state['awaiting'])}")
-    for key in ("prediction", "winner"):
-        if state.get(key) not in (None, *TEAMS):
-            raise Invalid(f"{w}.{key}", f"must be red, blue or null, not {_show(state[key])}")
+    if state.get("prediction") not in (None, *TEAMS):
+        raise Invalid(f"{w}.prediction", f"must be red, blue or null, not {_show(state['prediction'])}")
+    if state.get("winner") not in (None, *TEAMS, "none"):  # none: the Doctor's and the Engineer's rules both fired
+        raise Invalid(f"{w}.winner", f"must be red, blue, none or null, not {_show(state['winner'])}")
     if (state.get("winner") is not None) != (top == "result"):
         raise Invalid(f"{w}.winner", "is set exactly when the result is announced")
     for key in ("president", "bomber"):
         if state.get(key) is not None and state[key] not in players:
             raise Invalid(f"{w}.{key}", f"{_show(state[key])} is not a player of this game")
+    _advanced(state, players, state["plan"])
     last_said = state.get("last_said", {})
     if not isinstance(last_said, dict):
         raise Invalid(f"{w}.last_said", "must be an object")
@@ -116,6 +119,55 @@ def check_state(state: Any, *, saved_at: float) -> None:
             raise Invalid(f"{w}.last_said", f"unknown room {_show(room)}")
         if not (isinstance(said, list) and len(said) == 2 and all(isinstance(s, str) for s in said)):
             raise Invalid(f"{w}.last_said.{room}", "must be [phrase key, text]")
+
+
+def _advanced(state: dict[str, Any], players: list[str], plan: dict[str, Any]) -> None:
+    """The advanced game's fields: cards of the catalogue, held by players of this game."""
+    w = "state"
+    cards = catalogue.default().cards
+
+    def card(value: Any, where: str) -> None:
+        if not isinstance(value, str) or value not in cards:
+            raise Invalid(where, f"{_show(value)} is not a card of the catalogue")
+
+    def player(value: Any, where: str) -> None:
+        if value not in players:
+            raise Invalid(where, f"{_show(value)} is not a player of this game")
+
+    for key in ("cards", "public"):
+        held = state.get(key)
+        if held is None and key == "cards":
+            continue
+        if not isinstance(held, dict):
+            raise Invalid(f"{w}.{key}", "must be an object of player -> card")
+        for who, what in held.items():
+            player(who, f"{w}.{key}")
+            card(what, f"{w}.{key}.{who}")
+    named = state.get("named", {})
+    if not isinstance(named, dict):
+        raise Invalid(f"{w}.named", "must be an object of card -> player")
+    for what, who in named.items():
+        card(what, f"{w}.named")
+        if who is not None:
+            player(who, f"{w}.named.{what}")
+    for key in ("buried_card", "guess"):
+        if state.get(key) is not None:
+            card(state[key], f"{w}.{key}")
+    if state.get("shot") is not None:
+        player(state["shot"], f"{w}.shot")
+    for i, who in enumerate(_list(state.get("sent", []), f"{w}.sent")):
+        player(who, f"{w}.sent[{i}]")
+    facts = state.get("facts", {})
+    if not isinstance(facts, dict) or not all(isinstance(k, str) and isinstance(v, bool) for k, v in facts.items()):
+        raise Invalid(f"{w}.facts", "must be an object of question -> true or false")
+    if state.get("asking") is not None:
+        _text(state["asking"], f"{w}.asking")
+    if plan.get("preset") is not None and plan["preset"] not in catalogue.default().presets:
+        raise Invalid(f"{w}.plan.preset", f"{_show(plan['preset'])} is not a preset of the catalogue")
+    for i, what in enumerate(_list(plan.get("characters", []), f"{w}.plan.characters")):
+        card(what, f"{w}.plan.characters[{i}]")
+    for what in plan["deck"]:
+        card(what, f"{w}.plan.deck")
 
 
 def _plan(plan: Any, players: int) -> list[dict[str, Any]]:
@@ -229,8 +281,11 @@ def _rooms(rooms: Any, players: list[str], machine: list[str], untimed: bool) ->
         for player in _names(room.get("gave_up", []), f"{where}.gave_up"):
             if player not in players:
                 raise Invalid(f"{where}.gave_up", f"{_show(player)} is not a player of this game")
-        for key in ("ready", "asked_leader", "typed_lock"):
+        for key in ("ready", "asked_leader", "typed_lock", "usurper_round"):
             _bool(room.get(key, False), f"{where}.{key}")
+        for player in _names(room.get("extra", []), f"{where}.extra"):
+            if player not in members:
+                raise Invalid(f"{where}.extra", f"{_show(player)} is not in room {name}")
     missing = [p for p in players if p not in seen]
     if missing:
         raise Invalid(w, f"{_show(missing[0])} is in neither room")

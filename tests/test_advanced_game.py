@@ -304,3 +304,30 @@ def test_the_bodyguard_sends_one_extra_player_with_the_hostages() -> None:
     assert [e["key"] for e in of(events, "rejected")] == ["refuse.bodyguard_hostage", "refuse.bodyguard_once"]
     (exchange,) = of(events, "exchange")
     assert exchange["to_B"] == ["Bob", "Carol"] and exchange["to_A"] == ["Frank"]
+
+
+def test_an_advanced_game_saved_mid_reveal_passes_the_save_check_and_resumes() -> None:
+    from moderator.adapters.clock import VirtualClock
+    from moderator.game.engine import Engine
+    from moderator.game.state import GameState
+    from moderator.save_check import check_state
+
+    steps = three_rounds(["Dave", "Carol", "Bob"], ["Heidi", "Grace", "Frank"], ("Alice", "Erin"))
+    steps += [{"at": 399, "say": "gambler predicts red"}, {"at": 401, "say": "the president is Alice"}]
+    engine = run_scenario(scenario_from_dict({"players": EIGHT, "rooms": {"A": EIGHT[:4], "B": EIGHT[4:]},
+                                              "options": {"characters": ["intern", "blue_bodyguard"]},
+                                              "steps": steps}), grammar=GRAMMAR, catalog=CATALOG)
+    saved = engine.state.to_dict()
+    check_state(saved, saved_at=engine.clock.now())
+    assert saved["named"] == {"president": "Alice"} and saved["sent"] == ["Dave", "Heidi", "Carol", "Grace",
+                                                                          "Bob", "Frank"]
+    events: list[dict[str, Any]] = []
+    resumed = Engine(GameState.from_dict(saved), clock=VirtualClock(500.0), grammar=GRAMMAR, catalog=CATALOG)
+    resumed.subscribe(events.append)
+    assert resumed.handle_text("the bomber is Erin") and resumed.handle_text("the intern is Bob")
+    (result,) = of(events, "result")
+    assert result["winner"] == "blue" and result["characters"]["Bob"] == {"card": "intern", "team": "grey",
+                                                                          "won": False}
+    broken = {**saved, "named": {"wizard": "Alice"}}
+    with pytest.raises(Exception, match="not a card of the catalogue"):
+        check_state(broken, saved_at=engine.clock.now())
