@@ -68,8 +68,8 @@ def winner(cat: Catalogue, table: Table) -> str:
     When rules for both teams fire, neither team wins: ``none`` (the character guide: "all players lose")."""
     president, bomber = holder(cat, table, "president"), holder(cat, table, "bomber")
     base = "red" if president and bomber and table.rooms.get(president) == table.rooms.get(bomber) else "blue"
-    fired = {rule["winner"] for card_id in acting(cat, in_play(table), table.buried) for rule in cat.cards[card_id].winner_rules
-             if not holds(cat, table, rule["unless"], None, base)}
+    rules = [rule for card_id in acting(cat, in_play(table), table.buried) for rule in cat.cards[card_id].winner_rules]
+    fired = {rule["winner"] for rule in rules if not holds(cat, table, rule["unless"], None, base)}
     if len(fired) > 1:
         return "none"
     return fired.pop() if fired else base
