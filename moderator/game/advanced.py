@@ -25,6 +25,28 @@ def is_advanced(eng: Game) -> bool:
     return bool(plan.get("preset") or plan.get("characters"))
 
 
+def briefing(eng: Game) -> str:
+    """What the set-up adds in an advanced game: the special cards, how to bury around linked cards, and which
+    backups take over a buried card."""
+    cat = catalogue.default()
+    s = eng.state
+    special = [c for c in _in_deck(eng) if c not in ("blue_team", "red_team", "president", "bomber")]
+    parts = []
+    if special:
+        parts.append(eng.text("briefing.cards", cards=eng.names([_card_name(eng, c) for c in special])))
+    if s.plan["buried"]:
+        linked = [c for c in _in_deck(eng) if cat.cards[c].linked]
+        parts.append(eng.text("briefing.bury_linked" if linked else "briefing.bury_advanced",
+                              cards=sum(s.plan["deck"].values()),
+                              linked=eng.names([_card_name(eng, c) for c in linked])))
+        for card_id in _in_deck(eng):
+            backup = cat.cards[card_id].backup
+            if backup and s.plan["deck"].get(backup):
+                parts.append(eng.text("briefing.backup", card=_card_name(eng, card_id),
+                                      backup=_card_name(eng, backup)))
+    return " ".join(parts)
+
+
 def _in_deck(eng: Game) -> list[str]:
     return [c for c, n in eng.state.plan["deck"].items() if n]
 

@@ -222,6 +222,8 @@ class Engine:
         s = self.state
         text = self.text("briefing", players=len(s.players), rounds=len(s.plan["rounds"]),
                          room_a=self.names(s.rooms["A"].members), room_b=self.names(s.rooms["B"].members))
+        if advanced.is_advanced(self):
+            return text + " " + advanced.briefing(self)
         if s.plan["buried"]:
             text += " " + self.text("briefing.bury", cards=sum(s.plan["deck"].values()))
         return text

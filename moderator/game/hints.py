@@ -19,12 +19,24 @@ class Situation(Protocol):
     def may(self, intent: str, room: str) -> bool: ...
 
 
+#: The advanced game's commands: not listened for in a basic game.
+_ADVANCED = frozenset({"guess", "shoot", "buried", "explain", "bodyguard"})
+
+
 def allowed_intents(game: Situation) -> list[str]:
     """The intents that fit the current phase (what a recognizer should listen for now)."""
     s = game.state
     asked = s.asked_room or any(r.asked_leader for r in s.rooms.values())
+    fact = (s.asking or "").startswith("shared:")  # the advanced reveal's "yes" or "no"
     hidden = (set() if asked else {"name_answer", "room_answer"}) | (
-        set() if any(r.pending for r in s.rooms.values()) else {"confirm"})
+        set() if any(r.pending for r in s.rooms.values()) or fact else {"confirm"})
+    if not (s.plan.get("preset") or s.plan.get("characters")):
+        hidden |= _ADVANCED
+    else:  # the reveal's steps are listened for only when asked
+        hidden |= {"guess"} - ({"guess"} if s.asking == "guess" else set())
+        hidden |= {"shoot"} - ({"shoot"} if s.asking == "shoot" else set())
+        hidden |= {"buried"} - ({"buried"} if s.asking == "names" or game.in_state("prediction") else set())
+        hidden |= {"bodyguard"} - ({"bodyguard"} if any(c.endswith("bodyguard") for c in s.plan["deck"]) else set())
     return [intent for intent in game.chart.intents
             if intent not in hidden and any(game.may(intent, r) for r in ROOMS)]
 
@@ -48,8 +60,11 @@ def helpful_intents(game: Situation, room: str | None = None) -> list[str]:
         wanted += ["resume", "time"]
     elif game.in_state("hostages"):
         wanted += ([] if led else ["appoint"]) + ["hostages", "time"]
+    elif s.asking is not None:  # the advanced reveal waits for one thing
+        step = s.asking if s.asking in ("guess", "shoot") else "names" if s.asking == "names" else "fact"
+        wanted += {"guess": ["guess"], "shoot": ["shoot"], "names": ["reveal", "buried"], "fact": ["confirm"]}[step]
     else:
-        wanted += ["start", "met", "predict", "reveal"]
+        wanted += ["start", "met", "predict", "reveal", "buried"]
     wanted += ["undo"] if game.can_undo(room if room in ROOMS else None) else []
     fits = set(allowed_intents(game))
     if room in ROOMS:  # what only the other room may do now is no help here
