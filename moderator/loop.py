@@ -232,7 +232,8 @@ class Listener:
         numbers = max(len(room.members) for room in state.rooms.values()) if mic is None else len(roster)
         listed = engine.hostages_due() if engine.in_state("hostages") else None
         if (numbers, listed) not in self._narrowed:
-            self._narrowed[numbers, listed] = self.grammar.narrowed(numbers=numbers, max_listed=listed)
+            self._narrowed[numbers, listed] = self.grammar.narrowed(numbers=numbers, max_listed=listed,
+                                                                    cards=frozenset(state.plan["deck"]))
         grammar = self._narrowed[numbers, listed]
         wanted = (grammar, tuple(roster), tuple(engine.allowed_intents()))
         if wanted != self._expecting[mic]:

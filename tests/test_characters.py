@@ -136,3 +136,13 @@ def test_judged_outcomes_satisfy_every_objectives_definition(preset: catalogue.P
     assert winner == expected
     for player, card in cards.items():
         assert outcomes[player]["won"] == _definition(card, player, table, winner), (card, table)
+
+
+def test_a_recognizer_listens_only_for_the_cards_of_the_games_deck() -> None:
+    grammar = load_grammar()
+    basic = grammar.narrowed(cards=make_plan(8).deck)
+    assert set(basic.lists["role"]) == {"president", "bomber"}
+    standard = grammar.narrowed(cards=make_plan(8, preset="the_standard").deck)
+    assert set(standard.lists["role"]) == {"president", "bomber", "presidents_daughter", "martyr", "doctor",
+                                           "engineer"}
+    assert len(grammar.lists["role"]) > 70  # typed lines still parse any card's name

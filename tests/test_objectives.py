@@ -76,7 +76,7 @@ def test_objectives_outside_the_vocabulary_are_refused() -> None:
 
 
 def test_a_preset_outside_its_player_range_names_the_range(cat: Catalogue) -> None:
-    with pytest.raises(RulesError, match="is for 6 to 6 players, not 7"):
+    with pytest.raises(RulesError, match="is for 6 players, not 7"):
         build(cat, Recipe(preset="loser"), 7, bury=False)
 
 

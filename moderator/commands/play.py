@@ -19,6 +19,7 @@ from moderator.commands.plan import add_plan_options, plan_from_args
 from moderator.env import Environment
 from moderator.errors import Interrupted, JournalError, UsageError
 from moderator.game.engine import Engine
+from moderator.game.plan_view import render_plan
 from moderator.game.rules import split_rooms
 from moderator.game.state import GameState
 from moderator.journal import Journal, Saved, default_path
@@ -160,6 +161,8 @@ def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: 
     else:
         if replacing:
             print(f"(the earlier game is kept in {journal.back_up()})", file=env.stdout)
+        if plan.preset or plan.characters:  # the host builds this deck by hand: show it first
+            render_plan(plan, env.stdout)
         engine.begin()
     for h in hearing:
         print(f"(listening: {_mic_names(h.mics.mics)}, with {h.recognizer.name}; typed commands work too)",

@@ -41,11 +41,12 @@ def build(cat: Catalogue, recipe: Recipe, players: int, *, bury: bool) -> tuple[
         preset = cat.preset(recipe.preset)
         low, high = preset.players
         if not low <= players <= high:
-            raise RulesError(f"the preset {preset.name!r} is for {low} to {high} players, not {players}")
+            span = f"{low} players" if low == high else f"{low} to {high} players"
+            raise RulesError(f"the preset {preset.name!r} is for {span}, not {players}")
         if preset.bury == "never" and bury:
             raise RulesError(f"the preset {preset.name!r} does not bury a card")
         bury = bury or preset.bury == "required"
-        specials = _preset_cards(preset, players, bury=bury)
+        specials = _preset_cards(cat, preset, players, bury=bury)
         odd, team_cards = preset.odd, preset.team_cards
     else:
         for card_id in recipe.characters:
@@ -64,19 +65,19 @@ def build(cat: Catalogue, recipe: Recipe, players: int, *, bury: bool) -> tuple[
     if rest % 2 and "gambler" not in specials:
         specials.append("gambler")  # the basic rule for an odd count (rulebook p.3), when nothing else evens it
         rest -= 1
-    what = f"the preset {recipe.preset!r}" if recipe.preset else "these characters"
+    what = f"the preset {cat.presets[recipe.preset].name!r}" if recipe.preset else "these characters"
     if rest < 0:
         raise RulesError(f"{what} need{'s' if recipe.preset else ''} {len(specials) - (1 if bury else 0)} "
                          f"players or more{' with a buried card' if bury else ''}, not {players}")
     if rest % 2:
         hint = "" if bury else "; bury a card (--bury) to even it out"
-        raise RulesError(f"{what} leave{'s' if recipe.preset else ''} {rest} team cards, which cannot be split "
-                         f"evenly between blue and red{hint}")
+        raise RulesError(f"{what} leave{'s' if recipe.preset else ''} {rest} team card{'s' if rest > 1 else ''}, "
+                         f"which cannot be split evenly between blue and red{hint}")
     if rest and team_cards == "none" and recipe.preset and cat.presets[recipe.preset].players[0] == \
             cat.presets[recipe.preset].players[1]:
         # A preset for one player count is the exact deck; any other is filled with team cards (seeds/003: "to
         # play with more players, add more Blue Team and Red Team cards").
-        raise RulesError(f"the preset {recipe.preset!r} has exactly {len(specials)} cards: play it with "
+        raise RulesError(f"{what} has exactly {len(specials)} cards: play it with "
                          f"{len(specials) - (1 if bury else 0)} players")
     counts = dict.fromkeys(specials, 1)
     if rest:
@@ -84,12 +85,13 @@ def build(cat: Catalogue, recipe: Recipe, players: int, *, bury: bool) -> tuple[
     return counts, bury
 
 
-def _preset_cards(preset: Preset, players: int, *, bury: bool) -> list[str]:
+def _preset_cards(cat: Catalogue, preset: Preset, players: int, *, bury: bool) -> list[str]:
     cards = list(preset.cards)
     if bury:
         cards += preset.when_burying
     cards += [c for c, low in preset.from_players.items() if players >= low]
-    cards += [group[0] for group in preset.choose_one]
+    # "X or Y": the first the moderator supports (the loader refuses a preset where none is).
+    cards += [next((c for c in group if not cat.cards[c].unsupported), group[0]) for group in preset.choose_one]
     return in_order(cards)
 
 
