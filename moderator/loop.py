@@ -11,6 +11,7 @@ import numpy as np
 from moderator.audio.echo import RESIDUAL_MARGIN, SPAN_AFTER, EchoPath, rooms_heard
 from moderator.audio.endpoint import RATE, Endpointer, Utterance
 from moderator.audio.resample import StreamResampler
+from moderator.game.actions import names_said as actions_names
 from moderator.game.engine import Engine
 from moderator.game.events import OMITTED, Heard, Rejected
 from moderator.game.state import ROOMS
@@ -42,6 +43,13 @@ TALKED_OVER_CONFIDENCE = 0.45
 #: "Sorry, say that again" is said at most once in a row per microphone; after this long without a
 #: command it may be said again.
 PARDON_AGAIN_AFTER = 20.0
+#: A command naming someone and heard with less confidence than this is decoded again with every name of the
+#: game, to hear a name of the other room as said (``Loop._other_room``).
+WIDER_BELOW = 0.9
+#: ... from this confidence up (below it, a decode of party noise that happened to fit a command) ...
+WIDER_ABOVE = 0.3
+#: ... and when it is no longer than a command with names (a long stretch of party talk is not decoded twice).
+WIDER_MAX_SECONDS = 3.5
 
 #: Phases in which every name may be said in either room (the reveal, after the last exchange).
 _ANY_ROOM = ("game_over", "prediction", "reveal", "result")
@@ -119,6 +127,7 @@ class Listener:
         #: utterance, what the recognizer was expecting then, and the transcript.
         self._ahead: dict[str | None, tuple[Utterance, object, Transcript | None] | None] = dict.fromkeys(mics)
         self._narrowed: dict[tuple[int, int | None], Grammar] = {}
+        self._wide: dict[int, Grammar] = {}
         self._pardoned: dict[str | None, float] = {}
         #: Called just before an utterance is recognized, which holds the thread for a while (the live
         #: game handles the timers due meanwhile first, so that their audio is scheduled on time).
@@ -168,7 +177,45 @@ class Listener:
         if samples is None:
             return None
         # The partial results (if any) have done their work: the whole utterance decides.
-        return self.recognizers[mic].recognize(samples, RATE)
+        heard = self.recognizers[mic].recognize(samples, RATE)
+        return self._other_room(mic, samples, heard)
+
+    def _other_room(self, mic: str | None, samples: np.ndarray, heard: Transcript) -> Transcript:
+        """A command that names someone, heard with only this room's names, is decoded again with every name of
+        the game (and votes up to every player) when it is not sure. "I appoint Erin as leader" said in room A,
+        where Erin is not, must be heard as said and refused with the reason, not heard as a room-A name and
+        obeyed. The wider decode wins only when it hears other words, naming someone of the other room or more
+        votes than the room has, with a higher confidence: a larger grammar lowers every confidence, so it has to
+        be heard clearly. The same words keep the room's decode and its confidence."""
+        said = heard.text or heard.guess
+        engine, state = self.engine, self.engine.state
+        if (mic is None or not (said or heard.partial) or heard.confidence >= WIDER_BELOW
+                or len(samples) > WIDER_MAX_SECONDS * RATE or any(engine.in_state(phase) for phase in _ANY_ROOM)):
+            return heard
+        room = state.rooms[mic].members
+        if said:
+            parsed = self.grammar.parse(said, state.players)
+            if heard.confidence < WIDER_ABOVE or not isinstance(parsed, Parsed) or not actions_names(parsed.slots):
+                return heard
+        elif not engine.in_state("hostages") or not (
+                {w.lower() for w in normalize(heard.partial)} & {p.lower() for p in state.players}):
+            # A path that did not fit the grammar is worth a second look only for a hostage choice ("hostage
+            # frank and" for "hostage Heidi"): in party noise, most appointments lose their last word too.
+            return heard
+        recognizer = self.recognizers[mic]
+        recognizer.expect(self._wide_grammar(), list(state.players), list(engine.allowed_intents()))
+        other = recognizer.recognize(samples, RATE)
+        self._expecting[mic] = None
+        self.listen_for_current_phase(mic)  # back to the room's grammar (compiled already: a switch)
+        same = [w.lower() for w in normalize(other.text)] == [w.lower() for w in normalize(said)]
+        if not other.text or same or other.confidence <= heard.confidence:
+            return heard
+        again = self.grammar.parse(other.text, state.players)
+        if not isinstance(again, Parsed):
+            return heard
+        outsiders = [p for p in actions_names(again.slots) if p not in room]
+        too_many = int(again.slots.get("votes", 0)) > len(room)
+        return other if outsiders or too_many else heard
 
     def _prepare(self, mic: str | None, utterance: Utterance) -> None:
         """Decode ahead an utterance that the short hangover may close (see ``Endpointer.prepare``)."""
@@ -237,8 +284,19 @@ class Listener:
         grammar = self._narrowed[numbers, listed]
         wanted = (grammar, tuple(roster), tuple(engine.allowed_intents()))
         if wanted != self._expecting[mic]:
+            if len(roster) < len(state.players):  # compiled now, not while a player waits (``_other_room``)
+                self.recognizers[mic].expect(self._wide_grammar(), list(state.players), list(wanted[2]))
             self.recognizers[mic].expect(grammar, list(roster), list(wanted[2]))
             self._expecting[mic] = wanted
+
+    def _wide_grammar(self) -> Grammar:
+        """The commands with every name of the game and votes up to every player (``_other_room``)."""
+        state = self.engine.state
+        wide = self._wide.get(len(state.players))
+        if wide is None:
+            wide = self._wide[len(state.players)] = self.grammar.narrowed(
+                numbers=len(state.players), cards=frozenset(state.plan["deck"]))
+        return wide
 
     def _players_part(self, mic: str | None, utterance: Utterance) -> np.ndarray | None:
         """The utterance without what the canceller left of the moderator before and after the player's

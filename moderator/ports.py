@@ -150,6 +150,10 @@ class Transcript:
     guess: str = ""
     """What the engine heard best when it rejected it for low confidence (``text`` is then empty)."""
 
+    partial: str = ""
+    """The best path when it did not fit the grammar to its end ("hostage frank and"): never a command, but a
+    hint of words the grammar lacks, such as a name of the other room (``Listener._other_room``)."""
+
 
 class Recognizer(Protocol):
     """Turns one utterance of audio into text, listening only for what it was told to expect.

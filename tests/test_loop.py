@@ -306,3 +306,52 @@ def test_a_near_miss_said_over_the_moderator_is_taken_and_the_same_in_silence_is
     assert [e["room"] for e in events if e.get("key") == "pardon"] == ["A"], "but asked again"
     assert not listener.hear("A", said(2.5)), "over the moderator, under the bar: not taken"
     assert commands() == ["start", "appoint", "time"]
+
+
+class ByRoster:
+    """Hears ``room`` with a room's names and ``wide`` with every name of the game (``Listener._other_room``)."""
+
+    name = "by-roster"
+
+    def __init__(self, room: Transcript, wide: Transcript) -> None:
+        self.room, self.wide, self.roster, self.decodes = room, wide, [], 0
+
+    def expect(self, grammar, roster, intents=None) -> None:  # type: ignore[no-untyped-def]
+        self.roster = list(roster)
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        self.decodes += 1
+        return self.wide if len(self.roster) == 8 else self.room
+
+
+def _heard_in_a(room: Transcript, wide: Transcript, seconds: float = 2.0) -> tuple[Transcript | None, ByRoster]:
+    engine = eight_player_engine()
+    engine.begin()
+    engine.handle_text("start the game", "A")
+    rec = ByRoster(room, wide)
+    listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
+    return listener._transcribe("A", Utterance(np.zeros(round(seconds * RATE), np.float32), 0.0, seconds)), rec
+
+
+def test_a_name_of_the_other_room_heard_more_surely_by_the_wider_decode_wins() -> None:
+    erin = Transcript("i appoint erin as leader", 0.85)
+    heard, rec = _heard_in_a(Transcript("i appoint carol as leader", 0.7), erin)
+    assert heard == erin and rec.decodes == 2  # then the engine refuses it: Erin is in room B
+
+
+def test_the_rooms_decode_stays_unless_the_wider_one_hears_the_other_room_more_surely() -> None:
+    carol = Transcript("i appoint carol as leader", 0.7)
+    for wide in (Transcript("i appoint carol as leader", 0.6),   # the same words: the room's confidence stays
+                 Transcript("i appoint erin as leader", 0.65),   # less sure than the room's decode
+                 Transcript("i appoint bob as leader", 0.9)):    # another name of this room: not its business
+        assert _heard_in_a(carol, wide)[0] == carol
+
+
+def test_a_sure_a_hopeless_or_a_long_decode_is_not_decoded_again() -> None:
+    erin = Transcript("i appoint erin as leader", 0.99)
+    for room, seconds in ((Transcript("i appoint carol as leader", 0.95), 2.0),
+                          (Transcript("", 0.2, guess="i appoint carol as leader"), 2.0),
+                          (Transcript("i appoint carol as leader", 0.7), 5.0),
+                          (Transcript("how much time is left", 0.5), 2.0)):
+        heard, rec = _heard_in_a(room, erin, seconds)
+        assert heard == room and rec.decodes == 1, room

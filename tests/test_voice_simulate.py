@@ -122,3 +122,24 @@ def test_with_the_wake_word_only_commands_said_after_it_are_taken(tmp_path: Path
     assert [(e["intent"], e["slots"]) for e in events if e["type"] == "command"] == [
         ("start", {}), ("appoint", {"player": "Alice"})]
     assert [e["player"] for e in events if e["type"] == "leader"] == ["Alice"]
+
+
+OTHER_ROOM = Path(__file__).parent / "scenarios" / "voice" / "other_room_names.yaml"
+
+
+@pytest.mark.parametrize("voice", ["flite:slt", "flite:rms"])
+def test_a_name_of_the_other_room_is_heard_as_said_and_refused_with_the_reason(tmp_path: Path, voice: str) -> None:
+    """Issue 12, rule 1.3: "I appoint Erin as leader" said in room A (Erin is in B) is refused because Erin is in
+    room B; it is not heard as a room-A name and obeyed. So is "hostage Heidi"."""
+    if shutil.which("flite") is None:
+        pytest.skip("flite is not installed (apt-get install flite); it is the players' voice")
+    out = tmp_path / "events.jsonl"
+    env = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
+    code = main(["simulate", str(OTHER_ROOM), "--events", str(out), "--quiet", "--input", "voice", "--voice", voice,
+                 "--engine", "pocketsphinx"], env=env)
+    assert code == 0, env.stderr.getvalue()
+    events = [json.loads(line) for line in out.read_text().splitlines()]
+    refused = [(e["intent"], e["key"]) for e in events if e["type"] == "rejected" and e.get("intent")]
+    assert refused == [("appoint", "refuse.wrong_room"), ("hostages", "refuse.hostage_wrong_room")], [
+        (e["type"], e.get("text")) for e in events if e["type"] in ("heard", "rejected", "command")]
+    assert [(e["room"], e["player"]) for e in events if e["type"] == "leader"] == [("A", "Alice"), ("B", "Dave")]

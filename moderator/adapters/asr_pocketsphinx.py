@@ -350,7 +350,7 @@ class PocketsphinxRecognizer:
         self.last = Scores(text, frames, grammar_score, phone_score, llr, complete, confidence, absorbed)
         if confidence >= self.reject_below:
             return Transcript(text, confidence)
-        return Transcript("", confidence, guess=text if complete else "")
+        return Transcript("", confidence, guess=text if complete else "", partial="" if complete else text)
 
     def close(self) -> None:
         """Stop the decoding process, if any (it starts again if the recognizer is used after)."""
