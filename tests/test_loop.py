@@ -355,3 +355,10 @@ def test_a_sure_a_hopeless_or_a_long_decode_is_not_decoded_again() -> None:
                           (Transcript("how much time is left", 0.5), 2.0)):
         heard, rec = _heard_in_a(room, erin, seconds)
         assert heard == room and rec.decodes == 1, room
+
+
+def test_more_votes_than_the_room_has_heard_more_surely_by_the_wider_decode_wins() -> None:
+    """ "five votes" said in a room of 4 is heard as said (and refused: too many votes), not as "three"."""
+    five = Transcript("five votes for bob", 0.8)
+    heard, _ = _heard_in_a(Transcript("three votes for bob", 0.7), five)
+    assert heard == five
