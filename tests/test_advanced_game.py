@@ -331,3 +331,20 @@ def test_an_advanced_game_saved_mid_reveal_passes_the_save_check_and_resumes() -
     broken = {**saved, "named": {"wizard": "Alice"}}
     with pytest.raises(Exception, match="not a card of the catalogue"):
         check_state(broken, saved_at=engine.clock.now())
+
+
+def test_an_ambassador_never_leads_never_votes_and_does_not_count_for_the_hostage_table() -> None:
+    # 12 players with 2 Ambassadors play as 10: one hostage a round, not the 11-player row's two.
+    assert [r.hostages for r in make_plan(12, characters=["blue_ambassador", "red_ambassador"]).rounds] == [1, 1, 1]
+    assert [r.hostages for r in make_plan(12).rounds] != [1, 1, 1]
+    cards = dict(zip(EIGHT, ["president", "blue_ambassador", "blue_team", "blue_team",
+                             "red_ambassador", "bomber", "red_team", "red_team"], strict=True))
+    steps = [{"at": "setup", "say": "start the game"},
+             {"at": 5, "room": "A", "say": "I appoint Bob as leader"},       # refused: an Ambassador
+             {"at": 6, "room": "A", "say": "I appoint Alice as leader"},
+             {"at": 7, "room": "A", "say": "2 votes for Carol"},             # 2 of the 3 who vote: a majority
+             {"at": 8, "room": "A", "say": "3 votes for Bob"}]               # refused: an Ambassador
+    events = _eight({"characters": ["blue_ambassador", "red_ambassador"]}, steps, cards)
+    assert [(e["text"], e["key"]) for e in of(events, "rejected")] == [
+        ("I appoint Bob as leader", "refuse.ambassador_leader"), ("3 votes for Bob", "refuse.ambassador_leader")]
+    assert [(e["player"], e["how"]) for e in of(events, "leader")] == [("Alice", "appointed"), ("Carol", "usurped")]

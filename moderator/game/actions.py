@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Protocol
 
+from moderator.game.catalogue import outside_rooms
 from moderator.game.events import Event, Exchange, GameOver, Hostages
 from moderator.game.round_clock import RoundClock
 from moderator.game.state import ROOMS, GameState, RoomState, other
@@ -74,6 +75,27 @@ def _no_leader_yet(eng: Game, room: str) -> None:
         raise Refusal("refuse.has_leader", room=room, leader=leader)
 
 
+def known_card(eng: Game, player: str) -> str | None:
+    """The card ``player`` holds, when the moderator knows it (the advanced game: the deal, or a public reveal)."""
+    s = eng.state
+    return (s.cards or {}).get(player) or s.public.get(player)
+
+
+def _outside(eng: Game, player: str) -> bool:
+    card = known_card(eng, player)
+    return card is not None and outside_rooms(card)
+
+
+def voters(eng: Game, room: str) -> list[str]:
+    """The room's players who count in a vote: not an Ambassador the moderator knows of."""
+    return [p for p in eng.state.rooms[room].members if not _outside(eng, p)]
+
+
+def _not_an_ambassador(eng: Game, player: str) -> None:
+    if _outside(eng, player):
+        raise Refusal("refuse.ambassador_leader", player=player)
+
+
 # --- leaders -------------------------------------------------------------------------------
 
 
@@ -84,6 +106,7 @@ def appoint(eng: Game, slots: Slots, room: str | None) -> Apply:
     player, by = slots["player"], slots.get("by")
     _no_leader_yet(eng, room)
     _in_room(eng, player, room)
+    _not_an_ambassador(eng, player)
     if by is not None:
         if by == player:
             raise Refusal("refuse.self_appoint", player=player)
@@ -130,6 +153,7 @@ def name_answer(eng: Game, slots: Slots, room: str | None) -> Apply:
     target = asked[0] if len(asked) == 1 else eng.state.room_of(player)
     assert target is not None  # roster names always have a room
     _in_room(eng, player, target)
+    _not_an_ambassador(eng, player)
     _no_leader_yet(eng, target)
     return lambda: eng.set_leader(target, player, "appointed")
 
@@ -157,6 +181,7 @@ def offer(eng: Game, slots: Slots, room: str | None) -> Apply:
             raise Refusal("refuse.no_leader", room=room)
         raise Refusal("refuse.not_leader", player=leader, room=room, leader=state.leader)
     _in_room(eng, player, room)
+    _not_an_ambassador(eng, player)
     if player == leader:
         raise Refusal("refuse.offer_self", player=player)
     if state.offer is not None:
@@ -207,7 +232,7 @@ def usurp(eng: Game, slots: Slots, room: str | None) -> Apply:
     _not_ready(state, room)
     assert room is not None
     _in_room(eng, player, room)
-    size = len(state.members)
+    size = len(voters(eng, room))
     if state.leader is None:
         raise Refusal("refuse.usurp_no_leader", room=room)
     if state.leader == player:
@@ -218,6 +243,7 @@ def usurp(eng: Game, slots: Slots, room: str | None) -> Apply:
         raise Refusal("refuse.not_majority", votes=votes, room=room, size=size, needed=size // 2 + 1)
     _not_given_up(eng, state, player)
     _not_a_hostage(state, player)
+    _not_an_ambassador(eng, player)
     return lambda: eng.set_leader(room, player, "usurped")
 
 

@@ -246,6 +246,13 @@ def default() -> Catalogue:
     return load()
 
 
+def outside_rooms(card_id: str) -> bool:
+    """An Ambassador: never part of a room (no vote, never leader, never hostage), not counted among the players
+    for the hostage table (the character guide)."""
+    card = default().cards.get(card_id)
+    return card is not None and "cannot_be_hostage" in card.powers
+
+
 def in_order(cards: Sequence[str]) -> list[str]:
     """Card ids without repeats, in their first order."""
     return list(dict.fromkeys(cards))

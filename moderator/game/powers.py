@@ -11,13 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from moderator.game import catalogue
-from moderator.game.actions import Apply, Game, Refusal, Slots
-
-
-def known_card(eng: Game, player: str) -> str | None:
-    """The card ``player`` holds, when the moderator knows it (the deal, or a public reveal)."""
-    s = eng.state
-    return (s.cards or {}).get(player) or s.public.get(player)
+from moderator.game.actions import Apply, Game, Refusal, Slots, known_card
 
 
 def _has_power(eng: Game, player: str, power: str) -> bool:

@@ -216,7 +216,6 @@ def make_plan(
     if rounds == 5 and players < FIVE_ROUNDS_MIN_PLAYERS:
         raise RulesError(f"5 rounds need more than 10 players; with {players} players play 3 rounds")
     seconds = _round_seconds(rounds, round_seconds=round_seconds, durations=durations, no_timer=no_timer)
-    hostages = hostages_for(players, rounds, hostage_table)
     if givesy_backsies not in GIVESY_BACKSIES:
         raise RulesError(f"unknown givesy-backsies rule {givesy_backsies!r}: choose {' or '.join(GIVESY_BACKSIES)}")
     recipe = Recipe(preset, tuple(characters))
@@ -229,6 +228,9 @@ def make_plan(
         color_share = {"forbidden": False, "allowed": True}.get(rule, color_share)
     else:
         deck = make_deck(players, bury=bury)
+    # The character guide: Ambassadors do not count toward the player count (18 players with 2 play as 16).
+    outside = sum(n for c, n in deck.items() if recipe.advanced and catalogue.outside_rooms(c))
+    hostages = hostages_for(max(players - outside, MIN_PLAYERS), rounds, hostage_table)
     return GamePlan(
         players=players,
         rounds=tuple(RoundSpec(i + 1, s, h) for i, (s, h) in enumerate(zip(seconds, hostages, strict=True))),
