@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from moderator.game import actions, advanced, events, hints, powers, reasons, reveal
+from moderator.game import actions, advanced, events, hints, powers, reasons, reveal, round_end
 from moderator.game.actions import Refusal
 from moderator.game.phrase import Phrase
 from moderator.game.round_clock import RoundClock
@@ -33,17 +33,17 @@ _ACTIONS: dict[str, Callable[..., actions.Apply]] = {
     "accept": partial(actions.answer_offer, accepted=True),
     "refuse": partial(actions.answer_offer, accepted=False),
     "usurp": lambda eng, slots, room: (room and powers.usurper_holds(eng, room), actions.usurp(eng, slots, room))[1],
-    "ready": actions.ready,
+    "ready": round_end.ready,
     "hostages": lambda eng, slots, room: (powers.no_ambassador(eng, slots["players"]),
-                                          actions.hostages(eng, slots, room))[1],
-    "met": actions.met,
+                                          round_end.hostages(eng, slots, room))[1],
+    "met": round_end.met,
     "pause": lambda eng, slots, room: eng.rounds.pause,
     "resume": lambda eng, slots, room: eng.rounds.resume,
     "time": partial(actions.query, intent="time"),
     "repeat": partial(actions.query, intent="repeat"),
     "help": partial(actions.query, intent="help"),
     "undo": actions.check_undo,
-    "confirm": lambda eng, slots, room: (advanced.answer_fact if eng.in_state("reveal") else actions.confirm)(
+    "confirm": lambda eng, slots, room: (advanced.answer_fact if eng.in_state("reveal") else round_end.confirm)(
         eng, slots, room),
     "predict": reveal.predict,
     "reveal": lambda eng, slots, room: (
@@ -359,7 +359,7 @@ class Engine:
         if self.rounds.seconds() is None:  # no timer: both rooms are ready, their hostages named; no "time's up"
             for name in ROOMS:
                 self.fire(f"hostages_{name}")
-            actions.to_parley(self)
+            round_end.to_parley(self)
             return
         self.rounds.say_cue("time_up")
         due = self.count("hostage", self.hostages_due())
