@@ -162,8 +162,9 @@ def _advanced(state: dict[str, Any], players: list[str], plan: dict[str, Any]) -
         raise Invalid(f"{w}.facts", "must be an object of question -> true or false")
     if state.get("asking") is not None:
         _text(state["asking"], f"{w}.asking")
-    if plan.get("preset") is not None and plan["preset"] not in catalogue.default().presets:
-        raise Invalid(f"{w}.plan.preset", f"{_show(plan['preset'])} is not a preset of the catalogue")
+    preset = plan.get("preset")
+    if preset is not None and (not isinstance(preset, str) or preset not in catalogue.default().presets):
+        raise Invalid(f"{w}.plan.preset", f"{_show(preset)} is not a preset of the catalogue")
     for i, what in enumerate(_list(plan.get("characters", []), f"{w}.plan.characters")):
         card(what, f"{w}.plan.characters[{i}]")
     for what in plan["deck"]:

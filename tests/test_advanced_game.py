@@ -331,6 +331,8 @@ def test_an_advanced_game_saved_mid_reveal_passes_the_save_check_and_resumes() -
     broken = {**saved, "named": {"wizard": "Alice"}}
     with pytest.raises(Exception, match="not a card of the catalogue"):
         check_state(broken, saved_at=engine.clock.now())
+    with pytest.raises(Exception, match="not a preset of the catalogue"):  # a list where an id belongs
+        check_state({**saved, "plan": {**saved["plan"], "preset": ["the_standard"]}}, saved_at=engine.clock.now())
 
 
 def test_an_ambassador_never_leads_never_votes_and_does_not_count_for_the_hostage_table() -> None:
