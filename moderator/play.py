@@ -5,13 +5,13 @@ The live game itself, ticked on one thread and saved after every change, is ``mo
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from moderator import jsonl
 from moderator.errors import ModeratorError
 
 _PREFIX = re.compile(r"^\s*(?:room\s+)?([ab])\s*[:>]\s*(.*)$", re.IGNORECASE)
@@ -60,7 +60,7 @@ class EventLog:
         self.trouble: str | None = None
 
     def __call__(self, event: dict[str, Any]) -> None:
-        line = (json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8")
+        line = (jsonl.line(event) + "\n").encode("utf-8")
         if len(self._pending) + len(line) > self._keep:
             self._dropped += 1
         else:

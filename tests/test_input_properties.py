@@ -151,6 +151,19 @@ def test_any_scenario_file(workdir: Path, data: bytes) -> None:
             json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} in the event log"))
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_line_separator_said_in_a_step_keeps_the_event_log_one_event_a_line(workdir: Path, separator: str) -> None:
+    """Found by test_any_scenario_file: U+2028 in a typed line is valid inside a JSON string, but cut the log's line
+    for a reader that splits lines as Python does (moderator.jsonl escapes it)."""
+    path, events = workdir / "game.yaml", workdir / "events.jsonl"
+    path.write_text(yaml.safe_dump({**SCENARIO, "steps": [{"at": 0.0, "say": f"pause{separator}"}]}))
+    events.unlink(missing_ok=True)
+    assert run(["simulate", str(path), "--quiet", "--events", str(events)], path) == 0
+    lines = events.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["type"] for line in lines][:1] == ["state"]
+    assert any(separator in json.loads(line).get("text", "") for line in lines)
+
+
 def wav_file(fmt: int, channels: int, rate: int, width: int, frames: int, data: bytes, tail: bytes) -> bytes:
     """A RIFF/WAVE file with this header (any values: 16 and 32-bit fields wrap), then ``data``."""
     block = channels * width

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from moderator import jsonl
 from moderator.audio.endpoint import RATE
 from moderator.audio.resample import StreamResampler
 from moderator.commands.recognize import result
@@ -146,7 +147,7 @@ class MicCheck:
             item["rejected"] = "nothing recognized"
         self.reports.append(item)
         if self.as_json:
-            self.out.write(json.dumps(item, ensure_ascii=False) + "\n")
+            self.out.write(jsonl.line(item) + "\n")
         else:
             where = "shared" if mic is None else f"room {mic}"
             outcome = (f"{item['intent']} {json.dumps(item['slots'], ensure_ascii=False)}" if item["intent"]

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from moderator import jsonl
 from moderator.env import Environment
 from moderator.errors import ModeratorError, UsageError
 from moderator.listening import add_recognizer_options
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             results.append(result(grammar, roster, name, transcript.text, transcript.confidence, raw))
     for item in results:
         if args.json:
-            print(json.dumps(item, ensure_ascii=False), file=env.stdout)
+            print(jsonl.line(item), file=env.stdout)
         else:
             where = f"{item['file']}: " if item["file"] else ""
             outcome = (f"{item['intent']} {json.dumps(item['slots'], ensure_ascii=False)}" if item["intent"]

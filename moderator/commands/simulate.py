@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from moderator import jsonl
 from moderator.env import Environment
 from moderator.errors import ModeratorError, UsageError
 from moderator.game.engine import Engine
@@ -100,7 +100,7 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
             except OSError as exc:  # a disk full, or a file such as /proc/version that takes no writes
                 raise ModeratorError(f"cannot write the event log {events_path}: {exc.strerror or exc}") from exc
         if to_stdout:
-            env.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
+            env.stdout.write(jsonl.line(event) + "\n")
         if event["type"] in ("announce", "command", "rejected"):
             transcript.append(transcript_line(event))
             if not args.quiet and not to_stdout:
