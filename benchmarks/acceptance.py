@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.corpus import ROSTERS, Command, commands, spoken
+from benchmarks.corpus import ROSTERS, Command, basic_grammar, commands, spoken
 from benchmarks.pool import W
 from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
 from moderator.audio.mix import noise_for, snr_db
-from moderator.speech.grammar import Grammar, Parsed, load_grammar
+from moderator.speech.grammar import Grammar, Parsed
 from moderator.voice_input import CHUNK, LEAD_IN, TAIL
 
 #: SNRs of the issue, in dB; None is clean speech.
@@ -133,7 +133,7 @@ def jobs(*, per_template: int = 3, rosters: tuple = ROSTERS, conds: list[Conditi
          phase_conds: Sequence[str] = PHASE_CONDITIONS, seed: int = 0) -> tuple[list[Command], list[Any]]:
     """The commands, and a pool job per command: every condition with the full grammar, and the phase
     grammar at ``phase_conds``."""
-    cmds = commands(load_grammar("en"), per_template=per_template, rosters=rosters, seed=seed)
+    cmds = commands(basic_grammar(), per_template=per_template, rosters=rosters, seed=seed)
     conds = conds or conditions()
     return cmds, [(measure, (i, c, conds, tuple(phase_conds), seed)) for i, c in enumerate(cmds)]
 

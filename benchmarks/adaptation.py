@@ -41,10 +41,10 @@ import numpy as np
 
 from benchmarks import voices as V
 from benchmarks.acceptance import HISS_DBFS, _hear
-from benchmarks.corpus import ROSTERS, Command, babble, commands
+from benchmarks.corpus import ROSTERS, Command, babble, basic_grammar, commands
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import noise_for, snr_db
-from moderator.speech.grammar import Grammar, load_grammar
+from moderator.speech.grammar import Grammar
 from moderator.voice_input import LEAD_IN, TAIL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,7 +152,7 @@ def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[
              sink: Path | None = None) -> list[dict[str, Any]]:
     """One row per model, item and condition: outcome (right / wrong / missed), what was heard, CPU seconds
     (each row also appended to ``sink`` as a JSON line as soon as it is measured)."""
-    grammar = load_grammar("en")
+    grammar = basic_grammar()
     recs = recognizers(models)
     rows = []
     started = time.perf_counter()
@@ -208,7 +208,7 @@ def dev_choice(models: dict[float, Path], *, per_template: int = 2, limit: int |
     unknown = set(weights) - {c.label for c in DEV_CONDS}
     if unknown:
         raise ValueError(f"no dev condition {sorted(unknown)}: the dev conditions are {[c.label for c in DEV_CONDS]}")
-    items = dev_items(load_grammar("en"), per_template=per_template)
+    items = dev_items(basic_grammar(), per_template=per_template)
     if limit:
         items = [items[k] for k in sorted(random.Random(V.DEV_SEED).sample(range(len(items)), min(limit, len(items))))]
     named: dict[str, Path | None] = {"original": None} | {f"tau {t:g}": p for t, p in models.items()}
@@ -418,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"no condition {sorted(unknown)}: the conditions are {[c.label for c in TEST_CONDS]}")
         conds = tuple(c for c in TEST_CONDS if c.label in args.conds)
-    items = test_items(load_grammar("en"), per_template=args.per_template, groups=groups, every=args.every,
+    items = test_items(basic_grammar(), per_template=args.per_template, groups=groups, every=args.every,
                        first=args.commands)
     beds = {"babble": babble(60.0, seed=SEED), "music": V.music(60.0, seed=TEST_MUSIC_SEED)}
     if args.report_only and args.rows:

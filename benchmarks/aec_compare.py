@@ -250,9 +250,9 @@ class Stream:
 
 def commands(count: int) -> list[Command]:
     """``count`` sentences of different templates of grammars/en.yaml (a seeded draw)."""
-    from moderator.speech.grammar import load_grammar
+    from benchmarks.corpus import basic_grammar
 
-    drawn = list(load_grammar("en").expand(list(ROSTER), limit_per_template=1, rng=random.Random(SEED)))
+    drawn = list(basic_grammar().expand(list(ROSTER), limit_per_template=1, rng=random.Random(SEED)))
     random.Random(SEED).shuffle(drawn)
     return [Command(text, p.intent, p.slots) for text, p in drawn[:count]]
 
@@ -307,10 +307,10 @@ _W: dict[str, Any] = {}
 
 def _recognizer() -> tuple[Any, Any]:
     if "rec" not in _W:
+        from benchmarks.corpus import basic_grammar
         from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
-        from moderator.speech.grammar import load_grammar
 
-        grammar = load_grammar("en")
+        grammar = basic_grammar()
         rec = PocketsphinxRecognizer()
         rec.expect(grammar, list(ROSTER))
         _W.update(rec=rec, grammar=grammar)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.corpus import ROSTERS, Command, commands, spoken
+from benchmarks.corpus import ROSTERS, Command, basic_grammar, commands, spoken
 from moderator.audio.clip import Clip
 from moderator.audio.delay import chirp, estimate_delay
 from moderator.audio.echo import RESIDUAL_MARGIN, EchoPath
@@ -34,7 +34,7 @@ from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
 from moderator.audio.reference import PlayedAudio
 from moderator.audio.room import EchoRoom
 from moderator.loop import Listener, over_the_moderator
-from moderator.speech.grammar import Grammar, Parsed, load_grammar
+from moderator.speech.grammar import Grammar, Parsed
 from moderator.voice_input import CHUNK
 
 HISS_DBFS = -60.0
@@ -170,7 +170,7 @@ def run(count: int = 48, seed: int = 0, canceller: str = "auto", acoustic: str =
     from moderator.acoustic import acoustic_model
     from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
 
-    grammar = load_grammar("en")
+    grammar = basic_grammar()
     cmds = [c for c in commands(grammar, per_template=3, rosters=ROSTERS[:1], seed=seed)
             if c.intent not in ("confirm", "name_answer", "room_answer")][:count]
     say = moderator_voice()

@@ -14,7 +14,7 @@ from moderator.adapters.player_voice import speak
 from moderator.audio.clip import Clip
 from moderator.audio.endpoint import RATE
 from moderator.audio.pcm import from_pcm16
-from moderator.speech.grammar import Grammar
+from moderator.speech.grammar import Grammar, load_grammar
 from moderator.voice_input import CHATTER, make_babble
 
 #: The synthetic players: the four flite voices, and espeak-ng variants at different speeds and pitches.
@@ -86,6 +86,18 @@ class Command:
     slots: dict[str, Any]
     roster: tuple[str, ...]
     voice: str
+
+
+def basic_grammar() -> Grammar:
+    """The basic game's command language, as a basic game listens for it: without the advanced game's commands
+    and with only the basic deck's cards (the benchmarks measure the game most hosts play, and stay comparable
+    with their figures from before the advanced game)."""
+    from moderator.game.hints import ADVANCED_INTENTS
+    from moderator.game.rules import make_plan
+
+    grammar = load_grammar("en")
+    return grammar.narrowed(cards=frozenset(make_plan(8).deck),
+                            intents=[i for i in grammar.intents if i not in ADVANCED_INTENTS])
 
 
 def commands(grammar: Grammar, *, per_template: int = SENTENCES_PER_TEMPLATE, rosters: tuple = ROSTERS,

@@ -15,13 +15,12 @@ W: dict[str, Any] = {}
 
 
 def _init(engines: dict[str, Path | None], noise: np.ndarray) -> None:
-    from benchmarks.corpus import ROSTERS
+    from benchmarks.corpus import ROSTERS, basic_grammar
     from benchmarks.phases import grammar_for_intent, phase_intents
     from moderator.listening import make_recognizer
-    from moderator.speech.grammar import load_grammar
 
     W.update(
-        grammar=load_grammar("en"),
+        grammar=basic_grammar(),
         noise=noise,
         recognizers={name: make_recognizer(name, model) for name, model in engines.items()},
         phases={roster: grammar_for_intent(phase_intents(roster)) for roster in ROSTERS},

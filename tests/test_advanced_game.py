@@ -350,3 +350,13 @@ def test_an_ambassador_never_leads_never_votes_and_does_not_count_for_the_hostag
     assert [(e["text"], e["key"]) for e in of(events, "rejected")] == [
         ("I appoint Bob as leader", "refuse.ambassador_leader"), ("3 votes for Bob", "refuse.ambassador_leader")]
     assert [(e["player"], e["how"]) for e in of(events, "leader")] == [("Alice", "appointed"), ("Carol", "usurped")]
+
+
+def test_a_basic_game_takes_only_the_president_and_the_bomber_at_the_reveal() -> None:
+    steps = three_rounds(["Dave", "Carol", "Bob"], ["Heidi", "Grace", "Frank"], ("Alice", "Erin"))
+    steps += [{"at": 399, "say": "gambler predicts red"}, {"at": 400, "say": "the martyr is Bob"},
+              {"at": 401, "say": "the doctor is Bob"}, {"at": 402, "say": "the president is Alice"},
+              {"at": 403, "say": "the bomber is Erin"}]
+    events = _eight({"bury": True}, steps)
+    assert [e["key"] for e in of(events, "rejected")] == ["refuse.basic_reveal", "refuse.not_in_game"]
+    assert of(events, "result")[0]["winner"] == "blue" and "characters" not in of(events, "result")[0]

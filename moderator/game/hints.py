@@ -20,7 +20,7 @@ class Situation(Protocol):
 
 
 #: The advanced game's commands: not listened for in a basic game.
-_ADVANCED = frozenset({"guess", "shoot", "buried", "explain", "bodyguard"})
+ADVANCED_INTENTS = frozenset({"guess", "shoot", "buried", "explain", "bodyguard"})
 
 
 def allowed_intents(game: Situation) -> list[str]:
@@ -31,7 +31,7 @@ def allowed_intents(game: Situation) -> list[str]:
     hidden = (set() if asked else {"name_answer", "room_answer"}) | (
         set() if any(r.pending for r in s.rooms.values()) or fact else {"confirm"})
     if not (s.plan.get("preset") or s.plan.get("characters")):
-        hidden |= _ADVANCED
+        hidden |= ADVANCED_INTENTS
     else:  # the reveal's steps are listened for only when asked
         hidden |= {"guess"} - ({"guess"} if s.asking == "guess" else set())
         hidden |= {"shoot"} - ({"shoot"} if s.asking == "shoot" else set())

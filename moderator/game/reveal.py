@@ -28,6 +28,9 @@ def predict(eng: Game, slots: Slots, room: str | None) -> Apply:
 def reveal(eng: Game, slots: Slots, room: str | None) -> Apply:
     """The players tell the moderator who holds the President and the Bomber."""
     role, player = slots["role"], slots["player"]
+    if role not in ("president", "bomber"):  # the basic game needs only these two
+        in_game = bool(eng.state.plan["deck"].get(role))
+        raise Refusal("refuse.basic_reveal" if in_game else "refuse.not_in_game", card=eng.text(f"card.{role}"))
     other_role = "bomber" if role == "president" else "president"
     if getattr(eng.state, other_role) == player:
         raise Refusal("refuse.same_card", player=player, role=eng.text(f"role.{other_role}"))

@@ -140,17 +140,19 @@ class Grammar:
         return Grammar(templates, self.lists, self.joiners, f"{self.source} after '{wake_word}'", self.max_listed)
 
     def narrowed(self, *, numbers: int | None = None, max_listed: int | None = None,
-                 cards: Collection[str] | None = None) -> Grammar:
+                 cards: Collection[str] | None = None, intents: Collection[str] | None = None) -> Grammar:
         """The same commands with fewer choices, for a recognizer to listen for: only the numbers
         up to ``numbers`` (no more votes than players), lists of at most ``max_listed`` names, and only the
-        ``cards`` of the game's deck (every card name in the grammar would lower every command's confidence)."""
+        ``cards`` of the game's deck (every card name in the grammar would lower every command's confidence), and
+        only the ``intents`` given (None: all)."""
         lists = self.lists
         if numbers is not None and "number" in lists:
             kept = {v: p for v, p in lists["number"].items() if not isinstance(v, int) or v <= numbers}
             lists = {**lists, "number": kept}
         if cards is not None and "role" in lists:
             lists = {**lists, "role": {v: p for v, p in lists["role"].items() if v in cards}}
-        return Grammar(self._ordered, lists, self.joiners, self.source, max_listed or self.max_listed)
+        kept = self._ordered if intents is None else [t for t in self._ordered if t.intent in intents]
+        return Grammar(kept, lists, self.joiners, self.source, max_listed or self.max_listed)
 
     # -- queries ------------------------------------------------------------------
 
