@@ -309,9 +309,14 @@ class Listener:
         if span is None:
             return None
         lo, hi = span
+        # Said over the moderator, a first sound ("st-", "gr-") is quiet under its residual and may begin before
+        # the endpointer heard speech: the words keep the longer preroll then.
+        before = utterance.before if lo == 0 and self.echo.talked_over(mic, utterance.start, utterance.end) \
+            else utterance.samples[:0]
         if hi >= said:  # it ends with the player: the endpointer's own ending stays
-            return utterance.samples[lo:]
-        return self.endpointers[mic].pad(utterance.samples[lo:hi], quiet=round(SPAN_AFTER * RATE))
+            return np.concatenate([before, utterance.samples[lo:]])
+        return self.endpointers[mic].pad(np.concatenate([before, utterance.samples[lo:hi]]),
+                                         quiet=round(SPAN_AFTER * RATE))
 
     # -- decoding while the player speaks -------------------------------------------------------
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from moderator.audio.clip import Clip
-from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
+from moderator.audio.endpoint import FRAME, RATE, Endpointer, webrtc_classifier
 
 #: The endpointer's hangovers and look-ahead, as the product sets them.
 LONG, SHORT, LOOK = Endpointer.hangover, Endpointer.short_hangover, Endpointer.early_look
@@ -158,3 +158,18 @@ def test_speech_after_the_look_ahead_forgets_it(tmp_path: Path) -> None:
     [closed] = feed_all(single, audio, chunk=480)
     assert len(ahead) == 1 and closed is not ahead[0], "past the limit, the close decodes the whole utterance"
     assert closed.end == pytest.approx(got.end, abs=0.031)
+
+
+def test_the_audio_before_the_preroll_is_kept_for_words_said_over_the_moderator(tmp_path: Path) -> None:
+    a = speech(tmp_path, "start the game")
+    rng = np.random.default_rng(1)
+    lead = (rng.normal(0, 0.001, RATE * 2)).astype(np.float32)  # a microphone's hiss before the words
+    audio = np.concatenate([lead, a, np.zeros(RATE, np.float32)])
+    ep = Endpointer(webrtc_classifier())
+    (utt,) = feed_all(ep, audio)
+    frames = round(ep.talkover_preroll * RATE / FRAME) - round(ep.preroll * RATE / FRAME)
+    assert len(utt.before) == frames * FRAME
+    # ``before`` is exactly the audio just ahead of the utterance's own samples.
+    first = round(utt.start * RATE)
+    assert np.array_equal(utt.before, audio[first - len(utt.before) : first])
+    assert np.array_equal(utt.samples[:100], audio[first : first + 100])

@@ -364,3 +364,27 @@ def test_more_votes_than_the_room_has_heard_more_surely_by_the_wider_decode_wins
     five = Transcript("five votes for bob", 0.8)
     heard, _ = _heard_in_a(Transcript("three votes for bob", 0.7), five)
     assert heard == five
+
+
+class _Echo:
+    """An echo path whose player's span is the whole utterance, talked over or not."""
+
+    def __init__(self, over: bool) -> None:
+        self.over = over
+
+    def player_span(self, mic, samples, start):  # type: ignore[no-untyped-def]
+        return 0, len(samples)
+
+    def talked_over(self, mic, start, end) -> bool:  # type: ignore[no-untyped-def]
+        return self.over
+
+
+def test_words_said_over_the_moderator_keep_the_longer_preroll_and_others_do_not() -> None:
+    from types import SimpleNamespace
+
+    before, words = np.full(3360, 0.1, np.float32), np.full(RATE, 0.2, np.float32)
+    utterance = Utterance(words, 1.0, 2.0, before)
+    over = Listener._players_part(SimpleNamespace(echo=_Echo(True), endpointers={}), "A", utterance)  # type: ignore[arg-type]
+    quiet = Listener._players_part(SimpleNamespace(echo=_Echo(False), endpointers={}), "A", utterance)  # type: ignore[arg-type]
+    assert over is not None and np.array_equal(over, np.concatenate([before, words]))
+    assert quiet is not None and np.array_equal(quiet, words)

@@ -33,6 +33,9 @@ class Utterance:
     samples: np.ndarray
     start: float
     end: float
+    before: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    """Audio just before ``samples`` (up to ``Endpointer.talkover_preroll``): a first sound said over the
+    moderator is quiet under what is left of its voice, and may start before the endpointer heard speech."""
 
 
 @dataclass
@@ -91,6 +94,9 @@ class Endpointer:
     is speech only ``echo_margin`` dB above it too (see ``moderator.audio.echo``)."""
     echo_margin: float = 10.0
     preroll: float = 0.3
+    talkover_preroll: float = 0.5
+    """Seconds kept before the start for ``Utterance.before`` (the listener uses them only for words said
+    over the moderator: a longer preroll for every utterance lowers the bar in party noise)."""
     max_seconds: float = 8.0
     min_dbfs: float = -50.0
     """Quieter frames are never speech (WebRTC's VAD judges shape, not level, and has its own hangover)."""
@@ -103,6 +109,7 @@ class Endpointer:
     _buf: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32), repr=False)
     _t: float | None = field(default=None, repr=False)
     _recent: deque[tuple[np.ndarray, bool]] = field(default_factory=deque, repr=False)
+    _before: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32), repr=False)
     _speech: list[np.ndarray] | None = field(default=None, repr=False)
     _speech_start: float = field(default=0.0, repr=False)
     _silent_frames: int = field(default=0, repr=False)
@@ -185,13 +192,16 @@ class Endpointer:
     def _step(self, frame: np.ndarray, t: float, speech: bool) -> Utterance | None:
         if self._speech is None:
             self._recent.append((frame, speech))
-            keep = max(self.start_window, round(self.preroll * RATE / FRAME))
+            keep = max(self.start_window, round(max(self.preroll, self.talkover_preroll) * RATE / FRAME))
             while len(self._recent) > keep:
                 self._recent.popleft()
             window = list(self._recent)[-self.start_window:]
             if sum(s for _, s in window) >= self.start_frames:
-                self._speech = [f for f, _ in self._recent]
-                self._speech_start = t + FRAME / RATE - len(self._recent) * FRAME / RATE
+                frames = [f for f, _ in self._recent]
+                used = max(self.start_window, round(self.preroll * RATE / FRAME))
+                self._before = np.concatenate(frames[:-used]) if len(frames) > used else np.zeros(0, np.float32)
+                self._speech = frames[-used:]
+                self._speech_start = t + FRAME / RATE - len(self._speech) * FRAME / RATE
                 self._recent.clear()
                 self._silent_frames = 0
                 if self.on_audio is not None:
@@ -219,7 +229,8 @@ class Endpointer:
             elif early:
                 utterance = self._closed_early(length)
             else:
-                utterance = Utterance(np.concatenate(self._speech), self._speech_start, self._speech_start + length)
+                utterance = Utterance(np.concatenate(self._speech), self._speech_start, self._speech_start + length,
+                                      self._before)
             self._speech, self._prepared, self._ahead = None, None, 0
             if self.on_end is not None:
                 self.on_end()
@@ -231,4 +242,4 @@ class Endpointer:
         hangover's length (``pad``)."""
         assert self._speech is not None
         samples = self.pad(np.concatenate(self._speech), self._silent_frames * FRAME)
-        return Utterance(samples, self._speech_start, self._speech_start + length)
+        return Utterance(samples, self._speech_start, self._speech_start + length, self._before)
