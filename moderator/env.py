@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from moderator.adapters.audio_system import AudioSystem
+
 if TYPE_CHECKING:
     from moderator.ports import AudioIn, AudioOut, Recognizer, Synthesizer
 
@@ -47,6 +49,8 @@ class Environment:
         open_mics: ``moderator.mics.open_mics``'s (the ``DeviceOptions``, the clock, ``log=``).
         open_output: ``moderator.outputs.open_output``'s (the same): the speakers, a WAV timeline, or None.
         make_synthesizer: ``moderator.adapters.tts.make_synthesizer``'s (``--tts``, ``warn=``).
+        audio: where PortAudio and the Pulse server come from, for ``open_mics``, ``open_output`` and ``devices``
+            (``moderator.adapters.audio_system``).
     """
 
     stdin: TextIO = field(default_factory=lambda: sys.stdin)
@@ -56,6 +60,7 @@ class Environment:
     open_mics: Callable[..., AudioIn] = _open_mics
     open_output: Callable[..., AudioOut | None] = _open_output
     make_synthesizer: Callable[..., Synthesizer] = _make_synthesizer
+    audio: AudioSystem = field(default_factory=AudioSystem)
 
     def log(self, message: str) -> None:
         """Tell the user something on the way (a device, a failing save): ``moderator: ...`` on stderr, at once."""

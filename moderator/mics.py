@@ -12,6 +12,7 @@ from moderator.ports import AudioIn, Clock, Recognizer
 from moderator.settings import DeviceOptions
 
 if TYPE_CHECKING:
+    from moderator.adapters.audio_system import AudioSystem
     from moderator.audio.endpoint import Endpointer
     from moderator.game.engine import Engine
     from moderator.loop import Listener
@@ -28,15 +29,18 @@ def add_mic_options(p: argparse.ArgumentParser) -> None:
                    help="one microphone for both rooms: the room follows from the names said")
 
 
-def open_mics(devices: DeviceOptions, clock: Clock, log: Callable[[str], None]) -> AudioIn:
-    """The microphones the options name, open and listening.
+def open_mics(devices: DeviceOptions, clock: Clock, log: Callable[[str], None],
+              system: AudioSystem | None = None) -> AudioIn:
+    """The microphones the options name, open and listening (``system``: the sound system, default the real one).
 
     Raises:
         DeviceError: a microphone is unknown or cannot open (the message lists those available).
     """
+    from moderator.adapters.audio_system import SYSTEM
     from moderator.adapters.sound_in import SoundDeviceIn
 
-    return SoundDeviceIn(clock, room_a=devices.room_a_in, room_b=devices.room_b_in, shared=devices.mic, log=log)
+    return SoundDeviceIn(clock, room_a=devices.room_a_in, room_b=devices.room_b_in, shared=devices.mic, log=log,
+                         system=system or SYSTEM)
 
 
 def check_names(recognizer: Recognizer, roster: Sequence[str]) -> None:

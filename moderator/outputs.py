@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from moderator.adapters.audio_system import AudioSystem
 from moderator.errors import ModeratorError, UsageError
 from moderator.ports import AudioOut, Clock
 from moderator.settings import DeviceOptions, Schedule, load_schedule
@@ -84,13 +85,16 @@ def device_options(args: argparse.Namespace) -> DeviceOptions:
     return devices
 
 
-def open_output(devices: DeviceOptions, clock: Clock, log: Callable[[str], None]) -> AudioOut | None:
-    """The AudioOut the options ask for: devices, a WAV timeline, or None (text only)."""
+def open_output(devices: DeviceOptions, clock: Clock, log: Callable[[str], None],
+                system: AudioSystem | None = None) -> AudioOut | None:
+    """The AudioOut the options ask for: devices (on ``system``, default the real sound system), a WAV timeline,
+    or None (text only)."""
     if devices.speakers:
+        from moderator.adapters.audio_system import SYSTEM
         from moderator.adapters.sound_out import SoundDeviceOut
 
         return SoundDeviceOut(clock, room_a=devices.room_a_out, room_b=devices.room_b_out,
-                              split_stereo=devices.split_stereo, log=log)
+                              split_stereo=devices.split_stereo, log=log, system=system or SYSTEM)
     if devices.audio_out is not None:
         from moderator.audio.timeline import TimelineOut
 

@@ -18,7 +18,7 @@ from fakes import FakeAudioIn
 from pulse import PulseBench
 
 from moderator import cli
-from moderator.adapters import portaudio, pulse_routing
+from moderator.adapters.audio_system import AudioSystem
 from moderator.adapters.clock import VirtualClock
 from moderator.audio.resample import StreamResampler
 from moderator.commands.listen import MicCheck
@@ -133,9 +133,8 @@ def test_listen_needs_a_microphone_and_names_unknown_ones(monkeypatch: pytest.Mo
     e = env()
     assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx"], e) == 2  # a usage error
     assert "name the microphones to check: --room-a-in" in e.stderr.getvalue()
-    monkeypatch.setattr(portaudio, "load_sounddevice", FakeInSD)
-    monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
     e = env()
+    e.audio = AudioSystem(sounddevice=FakeInSD, pulse=lambda: None)  # no Pulse server: PortAudio only
     assert cli.main(["listen", "--players", PLAYERS, "--engine", "pocketsphinx", "--mic", "nope"], e) == 1
     assert e.stderr.getvalue() == (
         "moderator: error: unknown input device (microphone) 'nope'; available: 0 pulse, 2 USB Mic, 3 Webcam Mic, "

@@ -22,7 +22,7 @@ from pulse import PulseBench
 from test_listen import PLAYERS, padded, spoken
 
 from moderator import cli
-from moderator.adapters import portaudio, pulse_routing
+from moderator.adapters.audio_system import AudioSystem
 from moderator.env import Environment
 from moderator.game.rules import split_rooms
 from moderator.journal import Journal, Saved
@@ -63,7 +63,7 @@ def test_a_spoken_command_reaches_the_game_and_a_failed_mic_leaves_the_keyboard(
     mic.push("A", padded(spoken("I appoint Alice as leader")))
     opened: list[Any] = []
 
-    def open_mics(devices: Any, clock: Any, log: Any) -> FakeAudioIn:
+    def open_mics(devices: Any, clock: Any, log: Any, system: Any) -> FakeAudioIn:
         opened.append(devices.room_a_in)
         return mic
 
@@ -124,7 +124,7 @@ def test_a_resumed_game_listens_too(tmp_path: Path) -> None:
                     env("start the game\nquit\n")) == 0
     mic = LateMic((None,))
     mic.push(None, padded(spoken("pause")))
-    e = env("status\nstatus\n", open_mics=lambda args, clock, log: mic,
+    e = env("status\nstatus\n", open_mics=lambda args, clock, log, system: mic,
             make_recognizer=lambda engine, model, acoustic, **kw: ScriptedRecognizer(["pause"]))
     assert cli.main(["play", "--resume", "--mic", "default", "--state", str(state)], e) == 0, e.stderr.getvalue()
     assert "(listening: one microphone for both rooms" in e.stdout.getvalue()
@@ -135,11 +135,13 @@ def test_a_resumed_game_listens_too(tmp_path: Path) -> None:
 # --- clear errors before the game starts ---------------------------------------------------------------------------
 
 
-def refused_before_the_game(tmp_path: Path, *args: str, status: int = 1) -> str:
+def refused_before_the_game(tmp_path: Path, *args: str, status: int = 1, audio: AudioSystem | None = None) -> str:
     """Run play with ``args``; it must fail with ``status`` (1: at run time, 2: a usage error), having
     started, said and saved nothing."""
     state = tmp_path / "game.json"
     e = env("start the game\n")
+    if audio is not None:
+        e.audio = audio
     code = cli.main(["play", "--players", PLAYERS, "--state", str(state), "--events", str(tmp_path / "ev.jsonl"),
                      *args], e)
     assert code == status
@@ -148,15 +150,14 @@ def refused_before_the_game(tmp_path: Path, *args: str, status: int = 1) -> str:
     return e.stderr.getvalue()
 
 
-def test_an_unknown_microphone_is_an_error_that_lists_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(portaudio, "load_sounddevice", FakeInSD)
-    monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
+def test_an_unknown_microphone_is_an_error_that_lists_them(tmp_path: Path) -> None:
+    fake = AudioSystem(sounddevice=FakeInSD, pulse=lambda: None)  # no Pulse server: PortAudio only
     err = refused_before_the_game(tmp_path, "--room-a-in", "USB Mic", "--room-b-in", "nope", "--engine",
-                                  "pocketsphinx")
+                                  "pocketsphinx", audio=fake)
     assert err == ("moderator: error: unknown input device (microphone) 'nope'; available: 0 pulse, 2 USB Mic, "
                    "3 Webcam Mic, 4 default\n")
     err = refused_before_the_game(tmp_path, "--mic", "USB Mic", "--room-b-in", "Webcam", "--engine", "pocketsphinx",
-                                  status=2)
+                                  status=2, audio=fake)
     assert "--mic is one microphone for both rooms" in err
 
 

@@ -4,13 +4,14 @@ underrun's gap, a cut phrase up to its last written frame. Driven buffer by buff
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
 
-from moderator.adapters import portaudio
+from moderator.adapters.audio_system import SYSTEM, AudioSystem
 from moderator.adapters.clock import VirtualClock
 from moderator.adapters.sound_out import RECORD_SECONDS, UNDERRUN_LOST, SoundDeviceOut
 from moderator.audio.clip import Clip
@@ -97,17 +98,24 @@ def clock() -> VirtualClock:
     return VirtualClock(9.0)
 
 
+#: The running test's fake sound system (set by the ``sd`` fixture), handed to the speakers under test.
+_system: AudioSystem | None = None
+
+
 @pytest.fixture
-def sd(monkeypatch: pytest.MonkeyPatch, clock: VirtualClock) -> SD:
+def sd(clock: VirtualClock) -> Iterator[SD]:
+    global _system
     fake = SD(clock)
-    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: fake)
-    return fake
+    _system = AudioSystem(sounddevice=lambda: fake, pulse=lambda: None)
+    yield fake
+    _system = None
 
 
 def speakers(clock: VirtualClock, **kwargs: Any) -> PlayedAudio:
     kwargs.setdefault("room_a", None if "split_stereo" in kwargs else "roomA")
     kwargs.setdefault("room_b", None if "split_stereo" in kwargs else "roomB")
-    return PlayedAudio(SoundDeviceOut(clock, log=[].append, warm_up=0, latency=LATENCY, **kwargs))
+    return PlayedAudio(SoundDeviceOut(clock, log=[].append, warm_up=0, latency=LATENCY, system=_system or SYSTEM,
+                                      **kwargs))
 
 
 def voice(seconds: float, seed: int = 0) -> Clip:

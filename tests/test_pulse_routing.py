@@ -19,7 +19,8 @@ import pytest
 from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
 from pulse import RECORD_RATE, ROOT, PulseBench
 
-from moderator.adapters import portaudio, pulse_routing
+from moderator.adapters import pulse_routing
+from moderator.adapters.audio_system import AudioSystem
 from moderator.adapters.clock import VirtualClock
 from moderator.adapters.portaudio import resolve_route
 from moderator.adapters.pulse_routing import PulseDevice
@@ -114,55 +115,65 @@ class FakeSD(FakeSounddevice):
     check_output_settings = check_input_settings = FakeSounddevice.check_settings
 
 
-@pytest.fixture
-def pulse(monkeypatch: pytest.MonkeyPatch) -> FakePulse:
-    fake = FakePulse()
-    monkeypatch.setattr(pulse_routing, "connect", lambda: fake)
-    return fake
+#: The running test's fake sound system (set by the ``sd`` fixture), handed to the adapters under test.
+_system: AudioSystem | None = None
 
 
 @pytest.fixture
-def sd(monkeypatch: pytest.MonkeyPatch, pulse: FakePulse) -> FakeSD:
+def pulse() -> FakePulse:
+    return FakePulse()
+
+
+@pytest.fixture
+def sd(pulse: FakePulse) -> Iterator[FakeSD]:
+    global _system
     fake = FakeSD(pulse)
-    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: fake)
-    return fake
+    _system = AudioSystem(sounddevice=lambda: fake, pulse=lambda: pulse)
+    yield fake
+    _system = None
+
+
+def route(spec: str | int, direction: str = "output") -> tuple[int, PulseDevice | None]:
+    """``resolve_route`` on the fake sound system."""
+    return resolve_route(spec, direction=direction, system=_system or AudioSystem())
 
 
 # --- resolution ------------------------------------------------------------------------------------------------
 
 
 def test_a_portaudio_device_wins_and_a_sink_or_source_is_reached_through_pulse(sd: FakeSD) -> None:
-    assert resolve_route("ALC") == (0, None)
-    assert resolve_route("default") == (2, None)
-    index, sink = resolve_route("kitchen speaker")  # by description, ignoring case
+    assert route("ALC") == (0, None)
+    assert route("default") == (2, None)
+    index, sink = route("kitchen speaker")  # by description, ignoring case
     assert index == 1 and sink is not None and (sink.kind, sink.name) == ("sink", "bluez_sink.AA_BB")
-    index, source = resolve_route("alsa_input.usb-mic", direction="input")  # by name
+    index, source = route("alsa_input.usb-mic", direction="input")  # by name
     assert index == 1 and source is not None and source.kind == "source" and source.channels == 1
-    _, source = resolve_route("monitor of built", direction="input")  # a sink's monitor can be a microphone
+    _, source = route("monitor of built", direction="input")  # a sink's monitor can be a microphone
     assert source is not None and source.name.endswith(".monitor")
 
 
 def test_unknown_and_ambiguous_names_list_both_kinds_of_device(sd: FakeSD) -> None:
     with pytest.raises(DeviceError) as err:
-        resolve_route("roomA")
+        route("roomA")
     assert str(err.value) == (
         "unknown output device 'roomA'; available: 0 HDA Intel: ALC (hw:0,0), 1 pulse, 2 default; "
         "Pulse sinks: alsa_output.pci.analog-stereo (Built-in Audio), bluez_sink.AA_BB (Kitchen Speaker), "
         "bluez_sink.CC_DD (Porch Speaker)"
     )
     with pytest.raises(DeviceError, match=r"unknown input device .*Pulse sources: .*alsa_input.usb-mic"):
-        resolve_route("kitchen", direction="input")  # a sink is no microphone
+        route("kitchen", direction="input")  # a sink is no microphone
     with pytest.raises(DeviceError, match=r"Pulse sink 'bluez' is ambiguous: it matches bluez_sink.AA_BB, "
                                           "bluez_sink.CC_DD"):
-        resolve_route("bluez")
+        route("bluez")
     with pytest.raises(DeviceError, match="unknown output device 7; available"):
-        resolve_route(7)  # a number is PortAudio's
+        route(7)  # a number is PortAudio's
 
 
-def test_without_a_pulse_server_names_resolve_as_before(sd: FakeSD, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pulse_routing, "connect", lambda: None)
+def test_without_a_pulse_server_names_resolve_as_before(sd: FakeSD) -> None:
+    global _system
+    _system = AudioSystem(sounddevice=lambda: sd, pulse=lambda: None)
     with pytest.raises(DeviceError) as err:
-        resolve_route("kitchen")
+        route("kitchen")
     assert str(err.value) == "unknown output device 'kitchen'; available: 0 HDA Intel: ALC (hw:0,0), 1 pulse, 2 default"
 
 
@@ -170,15 +181,15 @@ def test_a_sink_needs_portaudio_to_reach_the_server(sd: FakeSD) -> None:
     del sd.devices[1:]
     with pytest.raises(DeviceError, match=r"sink bluez_sink.AA_BB .*is on the Pulse server, but PortAudio has no "
                                           "'pulse' or 'pipewire' or 'default' output device"):
-        resolve_route("kitchen")
+        route("kitchen")
 
 
 # --- opening and routing ---------------------------------------------------------------------------------------
 
 
 def test_each_room_opens_on_pulse_with_its_sink_named_at_creation(sd: FakeSD, pulse: FakePulse) -> None:
-    out = SoundDeviceOut(VirtualClock(), room_a="Kitchen Speaker", room_b="bluez_sink.CC_DD", log=[].append,
-                         warm_up=0)
+    out = SoundDeviceOut(VirtualClock(), system=_system, room_a="Kitchen Speaker", room_b="bluez_sink.CC_DD",
+                         log=[].append, warm_up=0)
     assert [s.kwargs["device"] for s in sd.streams] == [1, 1]
     assert [s.env["PULSE_SINK"] for s in sd.streams] == ["bluez_sink.AA_BB", "bluez_sink.CC_DD"]
     assert [s.kwargs["channels"] for s in sd.streams] == [2, 1]  # the porch speaker is mono
@@ -189,12 +200,12 @@ def test_each_room_opens_on_pulse_with_its_sink_named_at_creation(sd: FakeSD, pu
 
 def test_a_stream_the_plugin_left_on_the_default_sink_is_moved(sd: FakeSD, pulse: FakePulse) -> None:
     pulse.honour_env = False  # an ALSA plugin that ignores PULSE_SINK: found as this process's new stream
-    out = SoundDeviceOut(VirtualClock(), room_a="kitchen", log=[].append, warm_up=0)
+    out = SoundDeviceOut(VirtualClock(), system=_system, room_a="kitchen", log=[].append, warm_up=0)
     assert pulse.moves == [("sink", 10, 1)] and pulse.sink_inputs[0].sink == 1
     out.close(timeout=0)
     from moderator.adapters.sound_in import SoundDeviceIn
 
-    mic = SoundDeviceIn(VirtualClock(), shared="USB Microphone", log=[].append)
+    mic = SoundDeviceIn(VirtualClock(), system=_system, shared="USB Microphone", log=[].append)
     assert pulse.moves[-1] == ("source", 10, 1)
     mic.close()
 
@@ -203,22 +214,23 @@ def test_a_stream_not_seen_on_the_server_is_an_error_and_is_closed(sd: FakeSD, p
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pulse, "stream_opened", lambda output: None)
     with pytest.raises(DeviceError, match=r"cannot route to sink bluez_sink.AA_BB .*shows no stream just opened"):
-        SoundDeviceOut(VirtualClock(), room_a="kitchen", log=[].append, warm_up=0)
+        SoundDeviceOut(VirtualClock(), system=_system, room_a="kitchen", log=[].append, warm_up=0)
     assert sd.streams[0].closed
 
 
 def test_one_sink_for_both_rooms_is_refused_but_two_sinks_are_two_devices(sd: FakeSD) -> None:
     with pytest.raises(DeviceError, match=r"both name output device 1 \(sink bluez_sink.AA_BB\)"):
-        SoundDeviceOut(VirtualClock(), room_a="kitchen", room_b="Kitchen Speaker", log=[].append, warm_up=0)
+        SoundDeviceOut(VirtualClock(), system=_system, room_a="kitchen", room_b="Kitchen Speaker", log=[].append,
+                       warm_up=0)
     with pytest.raises(DeviceError, match=r"split stereo needs two output channels; .*'bluez_sink.CC_DD' has 1"):
-        SoundDeviceOut(VirtualClock(), split_stereo="porch", log=[].append, warm_up=0)
+        SoundDeviceOut(VirtualClock(), system=_system, split_stereo="porch", log=[].append, warm_up=0)
 
 
 def test_the_devices_command_lists_sinks_and_sources(sd: FakeSD) -> None:
     parser = argparse.ArgumentParser()
     devices.register(parser.add_subparsers())
     stdout = io.StringIO()
-    devices.run(parser.parse_args(["devices"]), Environment(stdout=stdout))
+    devices.run(parser.parse_args(["devices"]), Environment(stdout=stdout, audio=_system or AudioSystem()))
     text = stdout.getvalue()
     assert text.split("\n\n")[1].splitlines()[:3] == [
         "   Pulse   name                                   description                ch   rate",
@@ -227,7 +239,7 @@ def test_the_devices_command_lists_sinks_and_sources(sd: FakeSD) -> None:
     ]
     assert "<  source  alsa_input.usb-mic" in text
     stdout = io.StringIO()
-    devices.run(parser.parse_args(["devices", "--json"]), Environment(stdout=stdout))
+    devices.run(parser.parse_args(["devices", "--json"]), Environment(stdout=stdout, audio=_system or AudioSystem()))
     listed = json.loads(stdout.getvalue())
     assert [d["index"] for d in listed[:3]] == [0, 1, 2]
     assert listed[4] == {"index": None, "name": "bluez_sink.AA_BB", "description": "Kitchen Speaker",

@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -18,21 +18,31 @@ from fake_sounddevice import FakePortAudioError
 from fakes import FakeAudioIn
 from pulse import PulseBench
 
-from moderator.adapters import portaudio, pulse_routing
+from moderator.adapters.audio_system import AudioSystem
 from moderator.adapters.clock import VirtualClock
-from moderator.adapters.portaudio import resolve_device
+from moderator.adapters.portaudio import list_devices, resolve_device
 from moderator.adapters.sound_in import SoundDeviceIn
 from moderator.errors import DeviceError
 from moderator.ports import AudioIn
 
 RATE = 16000
 
+#: The running test's fake sound system (set by the ``sd`` fixture), handed to the adapter under test.
+_system: AudioSystem | None = None
+
+
 @pytest.fixture
-def sd(monkeypatch: pytest.MonkeyPatch) -> FakeInSD:
+def sd() -> Iterator[FakeInSD]:
+    global _system
     fake = FakeInSD()
-    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: fake)
-    monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
-    return fake
+    _system = AudioSystem(sounddevice=lambda: fake, pulse=lambda: None)  # no Pulse server: PortAudio only
+    yield fake
+    _system = None
+
+
+def resolved(spec: str | int, direction: str = "input") -> int:
+    """``resolve_device`` over the fake's devices."""
+    return resolve_device(spec, list_devices(_system), direction=direction)
 
 
 @pytest.fixture
@@ -44,7 +54,8 @@ def mono() -> FakeTime:
 def make_in(clock: VirtualClock, logs: list[str] | None = None, **kwargs: Any) -> SoundDeviceIn:
     if "shared" not in kwargs:
         kwargs.setdefault("room_a", "USB Mic")
-    return SoundDeviceIn(clock, log=(logs if logs is not None else []).append, **kwargs)
+    return SoundDeviceIn(clock, log=(logs if logs is not None else []).append,
+                         **({"system": _system} if _system else {}), **kwargs)
 
 
 def ramp(n: int, start: float = 0.0) -> np.ndarray:
@@ -127,25 +138,25 @@ class TestSoundDeviceIn(AudioInContract):
 
 
 def test_resolve_by_index_exact_name_and_unique_substring(sd: FakeInSD) -> None:
-    assert resolve_device(2, direction="input") == 2
-    assert resolve_device("3", direction="input") == 3
-    assert resolve_device("usb mic", direction="input") == 2
-    assert resolve_device("webcam", direction="input") == 3
-    assert resolve_device("pulse", direction="input") == 0
+    assert resolved(2) == 2
+    assert resolved("3") == 3
+    assert resolved("usb mic") == 2
+    assert resolved("webcam") == 3
+    assert resolved("pulse") == 0
 
 
 def test_unknown_ambiguous_and_output_only_devices_list_the_microphones(sd: FakeInSD) -> None:
     with pytest.raises(DeviceError) as err:
-        resolve_device("foo", direction="input")
+        resolved("foo")
     assert str(err.value) == (
         "unknown input device (microphone) 'foo'; available: 0 pulse, 2 USB Mic, 3 Webcam Mic, 4 default"
     )
     with pytest.raises(DeviceError, match="'mic' is ambiguous: it matches 2 USB Mic, 3 Webcam Mic"):
-        resolve_device("mic", direction="input")
+        resolved("mic")
     with pytest.raises(DeviceError, match="device 1 'roomA' has no input channels; available: 0 pulse"):
-        resolve_device(1, direction="input")
+        resolved(1)
     with pytest.raises(DeviceError, match=r"unknown input device .* 'roomA'"):
-        resolve_device("roomA", direction="input")  # an output-only device is not looked for by name
+        resolved("roomA")  # an output-only device is not looked for by name
 
 
 def test_microphone_choices_that_cannot_work_are_refused(sd: FakeInSD) -> None:

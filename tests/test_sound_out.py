@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -15,9 +16,9 @@ import pytest
 from fake_sounddevice import FakePortAudioStream, FakeSounddevice, device
 from pulse import PulseBench
 
-from moderator.adapters import portaudio, pulse_routing
+from moderator.adapters.audio_system import AudioSystem
 from moderator.adapters.clock import VirtualClock
-from moderator.adapters.portaudio import resolve_device
+from moderator.adapters.portaudio import list_devices, resolve_device
 from moderator.adapters.sound_out import SoundDeviceOut
 from moderator.audio.clip import Clip, rms_db
 from moderator.commands import devices
@@ -65,12 +66,22 @@ class FakeSD(FakeSounddevice):
     check_output_settings = FakeSounddevice.check_settings
 
 
+#: The running test's fake sound system (set by the ``sd`` fixture), handed to the adapter under test.
+_system: AudioSystem | None = None
+
+
 @pytest.fixture
-def sd(monkeypatch: pytest.MonkeyPatch) -> FakeSD:
+def sd() -> Iterator[FakeSD]:
+    global _system
     fake = FakeSD()
-    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: fake)
-    monkeypatch.setattr(pulse_routing, "connect", lambda: None)  # no Pulse server: PortAudio only
-    return fake
+    _system = AudioSystem(sounddevice=lambda: fake, pulse=lambda: None)  # no Pulse server: PortAudio only
+    yield fake
+    _system = None
+
+
+def resolved(spec: str | int) -> int:
+    """``resolve_device`` over the fake's devices."""
+    return resolve_device(spec, list_devices(_system))
 
 
 class FakeTime:
@@ -95,7 +106,8 @@ def make_out(clock: VirtualClock, logs: list[str] | None = None, mono: FakeTime 
     kwargs.setdefault("room_b", None if "split_stereo" in kwargs else "roomB")
     mono = mono or FakeTime()
     return SoundDeviceOut(clock, log=(logs if logs is not None else []).append, warm_up=0,
-                          monotonic=mono.monotonic, sleep=mono.sleep, **kwargs)
+                          monotonic=mono.monotonic, sleep=mono.sleep, **({"system": _system} if _system else {}),
+                          **kwargs)
 
 
 def ramp(n: int) -> Clip:
@@ -106,16 +118,16 @@ def ramp(n: int) -> Clip:
 
 
 def test_resolve_by_index_exact_name_and_unique_substring(sd: FakeSD) -> None:
-    assert resolve_device(2) == 2
-    assert resolve_device("2") == 2
-    assert resolve_device("ROOMA") == 1
-    assert resolve_device("mono") == 4
-    assert resolve_device("pulse") == 0
+    assert resolved(2) == 2
+    assert resolved("2") == 2
+    assert resolved("ROOMA") == 1
+    assert resolved("mono") == 4
+    assert resolved("pulse") == 0
 
 
 def test_unknown_device_lists_the_output_devices(sd: FakeSD) -> None:
     with pytest.raises(DeviceError) as err:
-        resolve_device("foo")
+        resolved("foo")
     assert str(err.value) == (
         "unknown output device 'foo'; available: 0 pulse, 1 roomA, 2 roomB, 4 mono speaker, 5 default"
     )
@@ -123,13 +135,13 @@ def test_unknown_device_lists_the_output_devices(sd: FakeSD) -> None:
 
 def test_ambiguous_and_input_only_devices_are_refused(sd: FakeSD) -> None:
     with pytest.raises(DeviceError, match="'room' is ambiguous: it matches 1 roomA, 2 roomB"):
-        resolve_device("room")
+        resolved("room")
     with pytest.raises(DeviceError, match="device 3 'USB Mic' has no output channels; available: 0 pulse"):
-        resolve_device(3)
+        resolved(3)
     with pytest.raises(DeviceError, match="unknown output device 'usb'"):
-        resolve_device("usb")
+        resolved("usb")
     with pytest.raises(DeviceError, match="unknown output device 9"):
-        resolve_device(9)
+        resolved(9)
 
 
 def test_device_choices_that_cannot_work_are_refused(sd: FakeSD) -> None:
@@ -460,13 +472,13 @@ def test_the_devices_command_marks_defaults_and_lists_inputs_too(sd: FakeSD) -> 
     parser = argparse.ArgumentParser()
     devices.register(parser.add_subparsers())
     stdout = io.StringIO()
-    assert devices.run(parser.parse_args(["devices"]), Environment(stdout=stdout)) == 0
+    assert devices.run(parser.parse_args(["devices"]), Environment(stdout=stdout, audio=_system)) == 0
     lines = stdout.getvalue().splitlines()
     assert lines[0].split() == ["#", "name", "host", "API", "out", "in", "rate"]
     assert lines[4].split() == ["3", "USB", "Mic", "ALSA", "0", "1", "44100"]
     assert lines[6].split() == ["><", "5", "default", "ALSA", "32", "32", "44100"]
     stdout = io.StringIO()
-    devices.run(parser.parse_args(["devices", "--json"]), Environment(stdout=stdout))
+    devices.run(parser.parse_args(["devices", "--json"]), Environment(stdout=stdout, audio=_system))
     assert json.loads(stdout.getvalue())[1] == {
         "index": 1,
         "name": "roomA",

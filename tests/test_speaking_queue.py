@@ -287,12 +287,11 @@ def test_sound_device_stop_cuts_on_the_sample_and_a_clip_cut_before_it_starts_is
         monkeypatch: pytest.MonkeyPatch) -> None:
     from test_sound_out import RATE, FakeSD, make_out
 
-    from moderator.adapters import portaudio
+    from moderator.adapters.audio_system import AudioSystem
 
     sd = FakeSD()
-    monkeypatch.setattr(portaudio, "load_sounddevice", lambda: sd)
     clock = VirtualClock(10.0)
-    out = make_out(clock)
+    out = make_out(clock, system=AudioSystem(sounddevice=lambda: sd, pulse=lambda: None))
     stream = sd.streams[0]
     clip, later = (Clip(np.full(RATE, 0.5, dtype=np.float32), RATE) for _ in range(2))
     out.play("A", clip, at=10.0)  # stream time 1000.0

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from moderator.adapters import portaudio
+from moderator.adapters.audio_system import SYSTEM, AudioSystem
 from moderator.adapters.played_record import PlayedRecord
 from moderator.adapters.pulse_routing import PulseDevice
 from moderator.adapters.stream import WatchedStream
@@ -71,8 +71,9 @@ class Output(WatchedStream):
         clock: Clock,
         target: PulseDevice | None = None,
         monotonic: Callable[[], float] = time.monotonic,
+        system: AudioSystem = SYSTEM,
     ) -> None:
-        super().__init__(monotonic)
+        super().__init__(monotonic, system)
         self.device, self.name, self.rooms = device, name, rooms
         self.target = target  # the Pulse sink the stream is routed to through the device, if any
         self.channels, self.rate, self.latency = channels, rate, latency
@@ -95,7 +96,7 @@ class Output(WatchedStream):
 
     def open(self) -> None:
         """Open and start the stream."""
-        sd = portaudio.load_sounddevice()
+        sd = self.system.sounddevice()
         self._closing, self._frames, self.drain_until = False, 0, 0.0
         with self._lock:
             self._pending.clear()
@@ -117,7 +118,7 @@ class Output(WatchedStream):
     def schedule(self, room: str, clip: Clip, at: float, clock: Clock, channel: int | None,
                  source: Clip | None = None) -> None:
         """Queue ``clip`` (already at the stream's rate; ``source`` as given to play) to start at clock time ``at``."""
-        sd = portaudio.load_sounddevice()
+        sd = self.system.sounddevice()
         try:
             stream_now = self.stream.time
         except (sd.PortAudioError, AttributeError) as exc:

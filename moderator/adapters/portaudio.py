@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from moderator.adapters import pulse_routing
+from moderator.adapters.audio_system import SYSTEM, AudioSystem
 from moderator.adapters.pulse_routing import PulseDevice
 from moderator.errors import DeviceError
 
@@ -22,9 +23,9 @@ def load_sounddevice() -> Any:
     return sounddevice
 
 
-def list_devices() -> list[dict[str, Any]]:
+def list_devices(system: AudioSystem = SYSTEM) -> list[dict[str, Any]]:
     """Every PortAudio device: index, name, host API, channel counts, default rate and default flags."""
-    sd = load_sounddevice()
+    sd = system.sounddevice()
     try:
         devices = sd.query_devices()
         apis = sd.query_hostapis()
@@ -46,9 +47,9 @@ def list_devices() -> list[dict[str, Any]]:
     ]
 
 
-def list_output_devices() -> list[dict[str, Any]]:
+def list_output_devices(system: AudioSystem = SYSTEM) -> list[dict[str, Any]]:
     """The devices with at least one output channel (see ``list_devices``)."""
-    return [dev for dev in list_devices() if dev["outputs"] > 0]
+    return [dev for dev in list_devices(system) if dev["outputs"] > 0]
 
 
 #: For each direction: the channel count that must be non-zero, and how messages name such a device.
@@ -94,7 +95,8 @@ Route = tuple[int, PulseDevice | None]
 """Where a stream goes: a PortAudio device, and the Pulse sink or source it is routed to through it (if any)."""
 
 
-def resolve_route(spec: str | int, devices: list[dict[str, Any]] | None = None, *, direction: str = "output") -> Route:
+def resolve_route(spec: str | int, devices: list[dict[str, Any]] | None = None, *, direction: str = "output",
+                  system: AudioSystem = SYSTEM) -> Route:
     """A PortAudio device (see ``resolve_device``), or else a PulseAudio/PipeWire sink (or ``direction="input"``:
     source) by name or description, reached through PortAudio's ``pulse`` device (``pulse_routing``).
 
@@ -102,13 +104,13 @@ def resolve_route(spec: str | int, devices: list[dict[str, Any]] | None = None, 
         DeviceError: unknown (the message lists PortAudio's devices and the Pulse server's), ambiguous, or a
             Pulse device that PortAudio cannot reach.
     """
-    devices = list_devices() if devices is None else devices
+    devices = list_devices(system) if devices is None else devices
     try:
         return resolve_device(spec, devices, direction=direction), None
     except UnknownDeviceError as exc:
         if isinstance(spec, int) or str(spec).strip().isdigit():
             raise
-        pulse = pulse_routing.list_devices()
+        pulse = pulse_routing.list_devices(connect=system.pulse)
         target = pulse_routing.find(str(spec), pulse, direction)
         if target is None:
             listed = pulse_routing.describe(pulse, direction)

@@ -22,7 +22,7 @@ import contextlib
 import os
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,12 +80,15 @@ def connect() -> Any | None:
     return pulse
 
 
+_connect = connect
+
+
 @contextlib.contextmanager
-def _session(pulse: Any | None = None) -> Iterator[Any | None]:
+def _session(pulse: Any | None = None, connect: Callable[[], Any | None] | None = None) -> Iterator[Any | None]:
     if pulse is not None:
         yield pulse
         return
-    pulse = connect()
+    pulse = (connect or _connect)()
     try:
         yield pulse
     finally:
@@ -93,9 +96,10 @@ def _session(pulse: Any | None = None) -> Iterator[Any | None]:
             pulse.close()
 
 
-def list_devices(pulse: Any | None = None) -> list[PulseDevice]:
-    """The server's sinks, then its sources; empty without a server."""
-    with _session(pulse) as p:
+def list_devices(pulse: Any | None = None, connect: Callable[[], Any | None] | None = None) -> list[PulseDevice]:
+    """The server's sinks, then its sources; empty without a server (``connect``: how to reach it, default
+    ``connect``)."""
+    with _session(pulse, connect) as p:
         if p is None:
             return []
         try:
@@ -151,7 +155,8 @@ def _streams(pulse: Any, kind: str) -> list[Any]:
 
 
 @contextlib.contextmanager
-def opening(target: PulseDevice, pulse: Any | None = None) -> Iterator[None]:
+def opening(target: PulseDevice, pulse: Any | None = None,
+            connect: Callable[[], Any | None] | None = None) -> Iterator[None]:
     """Open one PortAudio stream on the carrier inside this block; it ends up on ``target`` (see the module).
 
     Raises:
@@ -159,7 +164,7 @@ def opening(target: PulseDevice, pulse: Any | None = None) -> Iterator[None]:
     """
     variable = "PULSE_SINK" if target.kind == "sink" else "PULSE_SOURCE"
     tag = uuid.uuid4().hex
-    with _opening, _session(pulse) as p:
+    with _opening, _session(pulse, connect) as p:
         if p is None:
             raise DeviceError(f"cannot reach the Pulse server to play or record through {target.kind} {target.label}")
         before = {int(s.index) for s in _streams(p, target.kind)}

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from moderator.adapters import portaudio
+from moderator.adapters.audio_system import SYSTEM, AudioSystem
 from moderator.adapters.pulse_routing import PulseDevice
 from moderator.adapters.stream import WatchedStream
 from moderator.errors import DeviceError
@@ -35,9 +36,9 @@ RESYNC = 0.25
 """Re-anchor a stream's time stamps when its sample count and the clock disagree by this much."""
 
 
-def list_input_devices() -> list[dict[str, Any]]:
+def list_input_devices(system: AudioSystem = SYSTEM) -> list[dict[str, Any]]:
     """The devices with at least one input channel (see ``portaudio.list_devices``)."""
-    return [dev for dev in portaudio.list_devices() if dev["inputs"] > 0]
+    return [dev for dev in portaudio.list_devices(system) if dev["inputs"] > 0]
 
 
 class _Input(WatchedStream):
@@ -47,8 +48,8 @@ class _Input(WatchedStream):
 
     def __init__(self, mic: str | None, device: int, name: str, rate: int, clock: Clock,
                  out: queue.SimpleQueue[MicChunk], target: PulseDevice | None = None,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(monotonic)
+                 monotonic: Callable[[], float] = time.monotonic, system: AudioSystem = SYSTEM) -> None:
+        super().__init__(monotonic, system)
         self.mic, self.device, self.name, self.rate = mic, device, name, rate
         self.target = target  # the Pulse source the stream is routed to through the device, if any
         self._clock, self._out = clock, out
@@ -65,7 +66,7 @@ class _Input(WatchedStream):
 
     def open(self) -> None:
         """Open and start the stream."""
-        sd = portaudio.load_sounddevice()
+        sd = self.system.sounddevice()
         self._closing, self._next = False, None
         self._start(lambda: sd.InputStream(device=self.device, channels=1, samplerate=self.rate, dtype="float32",
                                            blocksize=round(self.rate * BLOCK), callback=self._callback,
@@ -116,6 +117,7 @@ class SoundDeviceIn:
         retry_after: float = 5.0,
         stall_after: float = 2.0,
         monotonic: Callable[[], float] = time.monotonic,
+        system: AudioSystem = SYSTEM,
     ) -> None:
         """Open the streams.
 
@@ -124,25 +126,26 @@ class SoundDeviceIn:
             shared: one microphone for both rooms (the room follows from the names said); excludes the others.
             rate: the rate asked for; a device that refuses it records at its default rate.
             monotonic: the clock of the stall and retry timers (tests give a fake one).
+            system: where PortAudio and the Pulse server come from (tests give fakes).
 
         Raises:
             DeviceError: a device is unknown, named for both rooms, or cannot open.
         """
         self.clock, self.log, self.retry_after, self.stall_after = clock, log, retry_after, stall_after
-        self.monotonic = monotonic
+        self.monotonic, self.system = monotonic, system
         self._queue: queue.SimpleQueue[MicChunk] = queue.SimpleQueue()
         self._inputs: list[_Input] = []
         self._closed = False
-        devices = portaudio.list_devices()
+        devices = portaudio.list_devices(system)
         if shared is not None:
             if room_a is not None or room_b is not None:
                 raise DeviceError("a shared microphone hears both rooms; do not also name room microphones")
             chosen: dict[str | None, portaudio.Route] = {
-                None: portaudio.resolve_route(shared, devices, direction="input")
+                None: portaudio.resolve_route(shared, devices, direction="input", system=system)
             }
         else:
             specs = {"A": room_a, "B": room_b}
-            chosen = {room: portaudio.resolve_route(spec, devices, direction="input")
+            chosen = {room: portaudio.resolve_route(spec, devices, direction="input", system=system)
                       for room, spec in specs.items() if spec is not None}
             if not chosen:
                 raise DeviceError("no microphone given: name one per room, or one shared by both rooms")
@@ -155,7 +158,7 @@ class SoundDeviceIn:
             dev = next(d for d in devices if d["index"] == index)
             name = dev["name"] if target is None else target.name
             self._inputs.append(
-                _Input(mic, index, name, self._rate(index, dev, rate), clock, self._queue, target, monotonic)
+                _Input(mic, index, name, self._rate(index, dev, rate), clock, self._queue, target, monotonic, system)
             )
         self.mics: tuple[str | None, ...] = tuple(chosen)
         try:
@@ -166,7 +169,7 @@ class SoundDeviceIn:
             raise
 
     def _rate(self, index: int, dev: dict[str, Any], rate: int) -> int:
-        sd = portaudio.load_sounddevice()
+        sd = self.system.sounddevice()
         try:
             sd.check_input_settings(device=index, channels=1, samplerate=rate, dtype="float32")
         except (sd.PortAudioError, ValueError):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from moderator.adapters import portaudio
+from moderator.adapters.audio_system import SYSTEM, AudioSystem
 from moderator.adapters.output_stream import Output
 from moderator.adapters.played_record import RECORD_SECONDS as RECORD_SECONDS  # re-exported: tests read them here
 from moderator.adapters.played_record import UNDERRUN_LOST as UNDERRUN_LOST
@@ -49,6 +49,7 @@ class SoundDeviceOut:
         stall_after: float = 2.0,
         monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        system: AudioSystem = SYSTEM,
     ) -> None:
         """Open the streams.
 
@@ -62,26 +63,28 @@ class SoundDeviceOut:
             stall_after: a stream that pulls no audio for this long counts as a lost device.
             monotonic, sleep: the clock of those timeouts, and the wait in the warm-up and ``close`` (tests
                 give fakes).
+            system: where PortAudio and the Pulse server come from (tests give fakes).
 
         Raises:
             DeviceError: a device is unknown, shared by both rooms without split stereo, or cannot open.
         """
         self.clock, self.log, self.retry_after, self.stall_after = clock, log, retry_after, stall_after
-        self.monotonic, self.sleep = monotonic, sleep
+        self.monotonic, self.sleep, self.system = monotonic, sleep, system
         self._starts: list[tuple[str, float, float]] = []
         self._starts_lock = threading.Lock()
         self._routes: dict[str, tuple[Output, int | None]] = {}
         self._outputs: list[Output] = []
-        devices = list_devices()
+        devices = list_devices(system)
         if split_stereo is not None:
             if room_a is not None or room_b is not None:
                 raise DeviceError("split stereo plays both rooms on one device; do not also name room devices")
-            route = resolve_route(split_stereo, devices)
+            route = resolve_route(split_stereo, devices, system=system)
             out = self._output(devices, route, ("A", "B"), rate, latency, stereo=True)
             self._routes = {"A": (out, 0), "B": (out, 1)}
         else:
             specs = {"A": room_a, "B": room_b}
-            chosen = {room: resolve_route(spec, devices) for room, spec in specs.items() if spec is not None}
+            chosen = {room: resolve_route(spec, devices, system=system) for room, spec in specs.items()
+                      if spec is not None}
             if not chosen:
                 raise DeviceError("no output device given: name one per room, or one for split stereo")
             if len(set(chosen.values())) < len(chosen):
@@ -125,7 +128,7 @@ class SoundDeviceOut:
         channels = 2 if stereo else min(2, outputs)
         rate = self._rate(index, dev, channels, rate)
         out = Output(index, name, rooms, channels, rate, latency, self._record_start, self.clock, target,
-                      self.monotonic)
+                     self.monotonic, self.system)
         self._outputs.append(out)
         return out
 
@@ -133,7 +136,7 @@ class SoundDeviceOut:
         default = round(dev["samplerate"])
         if rate is None or rate == default:
             return default
-        sd = portaudio.load_sounddevice()
+        sd = self.system.sounddevice()
         try:
             sd.check_output_settings(device=index, channels=channels, samplerate=rate, dtype="float32")
         except (sd.PortAudioError, ValueError):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from moderator.adapters import pulse_routing
+from moderator.adapters.audio_system import SYSTEM, AudioSystem
 from moderator.errors import DeviceError
 
 
@@ -17,14 +18,15 @@ class WatchedStream:
     Its callback must set ``last_callback`` (``self.monotonic()``); ``check`` then notices a stream that
     stopped, or went quiet for a while, without PortAudio telling us. Subclasses say what quiet means
     (``STALLED``) and may do more when the stream fails (``fail``). ``monotonic`` is ``time.monotonic``
-    but for tests, whose fake one jumps.
+    but for tests, whose fake one jumps; ``system`` is where PortAudio and the Pulse server come from.
     """
 
     STALLED = "it moved no audio for {seconds:g} s (device lost?)"
     """Why a stream that went quiet failed; ``{seconds}`` is the stall time."""
 
-    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic, system: AudioSystem = SYSTEM) -> None:
         self.monotonic = monotonic
+        self.system = system
         self.stream: Any = None
         self._closing = False  # closing on purpose: the stream's end is not a failure
         self.failure: str | None = None  # why the stream failed, while it has
@@ -38,7 +40,7 @@ class WatchedStream:
         An exception of ``refused`` (PortAudio's) is a ``DeviceError`` that says it could not open ``what``; a
         stream that opened but could not be routed is closed again, and its ``DeviceError`` goes on."""
         try:
-            with pulse_routing.opening(target) if target else contextlib.nullcontext():
+            with pulse_routing.opening(target, connect=self.system.pulse) if target else contextlib.nullcontext():
                 self.stream = make()
                 self.stream.start()
         except refused as exc:

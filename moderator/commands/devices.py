@@ -108,8 +108,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from moderator.adapters import pulse_routing
     from moderator.adapters.portaudio import list_devices  # PortAudio loads only when asked for
 
-    devices = list_devices()
-    pulse = pulse_routing.list_devices()
+    devices = list_devices(env.audio)
+    pulse = pulse_routing.list_devices(connect=env.audio.pulse)
     if args.json:
         print(json.dumps(devices + [pulse_json(dev) for dev in pulse]), file=env.stdout)
     else:

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     check_names(recognizer, roster)
     recognizer.expect(grammar, roster)
     clock = SystemClock()
-    mics = env.open_mics(devices, clock, log=env.log)
+    mics = env.open_mics(devices, clock, log=env.log, system=env.audio)
     check = MicCheck(mics, recognizer, grammar, roster, clock, env.stdout, as_json=args.json)
     rooms = ", ".join("shared" if m is None else f"room {m}" for m in mics.mics)
     print(f"(listening: {rooms}, with {recognizer.name}; say a command, e.g. 'I appoint {roster[0]} as leader')",

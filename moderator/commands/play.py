@@ -204,7 +204,7 @@ def _kept(journal: Journal) -> str:
 def _speak(engine: Engine, args: argparse.Namespace, env: Environment, schedule: Schedule,
            timing: LiveTiming) -> Voice | None:
     """Give the engine a voice if speakers or --audio-out were asked for, and render the set-up phrases."""
-    out = env.open_output(device_options(args), engine.clock, log=env.log)
+    out = env.open_output(device_options(args), engine.clock, log=env.log, system=env.audio)
     if out is None:
         return None
     warn = lambda msg: env.log(f"warning: {msg}")  # noqa: E731
@@ -238,7 +238,7 @@ def _hear(args: argparse.Namespace, env: Environment, clock: Clock, grammar: Gra
     recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model, live=True)
     check_names(recognizer, players)
     recognizer.expect(grammar, players)  # compiles every name now, not at the first word said
-    mics = env.open_mics(devices, clock, log=env.log)
+    mics = env.open_mics(devices, clock, log=env.log, system=env.audio)
     return [_Hearing(recognizer, mics)]
 
 

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, env: Environment) -> int:
     """Render the text and play it; return when it has been played."""
     clock = SystemClock()
-    out = env.open_output(device_options(args), clock, log=env.log)
+    out = env.open_output(device_options(args), clock, log=env.log, system=env.audio)
     if out is None:
         raise UsageError("say where: --room-a-out/--room-b-out DEVICE, --split-stereo DEVICE, or --audio-out DIR "
                           "(list devices with 'moderator devices')")
