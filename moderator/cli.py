@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -65,6 +66,14 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         note = exc.note if isinstance(exc, Interrupted) else _what_was_saved(args, journal, before)
         print(f"moderator: interrupted{note}", file=env.stderr)
         return int(ExitStatus.INTERRUPTED)
+    except BrokenPipeError:
+        # The reader of the output went away (``moderator presets | head -3``): stop quietly, as other command-line
+        # tools do; a game says what was saved.
+        if env.stdout is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        if journal is not None:
+            print(f"moderator: the output was closed{_what_was_saved(args, journal, before)}", file=env.stderr)
+        return int(ExitStatus.BROKEN_PIPE)
 
 
 def _play_journal(args: argparse.Namespace) -> Path | None:

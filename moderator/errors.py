@@ -17,6 +17,8 @@ class ExitStatus(IntEnum):
     """A usage error: the command line itself is wrong (argparse's own status for its errors too)."""
     INTERRUPTED = 130
     """Ctrl-C (128 + SIGINT, as a shell reports it)."""
+    BROKEN_PIPE = 141
+    """The output's reader went away (``moderator presets | head``): 128 + SIGPIPE, as a shell reports it."""
 
 
 class Interrupted(KeyboardInterrupt):

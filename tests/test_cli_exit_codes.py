@@ -190,3 +190,13 @@ def test_ctrl_c_while_saving_fails_does_not_say_the_game_is_saved(tmp_path: Path
     last = err.splitlines()[-1]
     assert last == (f"moderator: interrupted; the latest changes could not be saved (cannot save the game to {state}: "
                     f"No space left on device); {state} holds the game as last saved"), err
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    """``moderator presets --cards | head -1``: no traceback, the status a shell gives a broken pipe (141)."""
+    proc = subprocess.Popen([sys.executable, "-m", "moderator", "presets", "--cards"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tmp_path)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the first line (Python takes far longer to start)
+    err = proc.stderr.read().decode()
+    assert (proc.wait(timeout=60), err) == (141, "")
