@@ -454,3 +454,16 @@ def test_a_spoken_step_without_a_room_is_said_in_the_room_of_its_first_name() ->
     assert said_in("Frank appoints Erin as leader") == "B"
     assert said_in("hostages Bob and Carol") == "A"
     assert said_in("start the game") == "A", "no name: room A's microphone"
+
+
+def test_the_packaged_advanced_game_is_won_by_blue_with_its_card_share_questions_answered() -> None:
+    """scenarios/the_standard.yaml: the preset's deck, a reveal by the players, the Doctor's and the Engineer's
+    questions; the President shared with the Doctor ("yes"), the Bomber not with the Engineer ("no"): blue."""
+    events = play(EIGHT_PLAYERS.with_name("the_standard.yaml"))
+    (result,) = of(events, "result")
+    assert result["winner"] == "blue" and result["characters"] == {
+        "Carol": {"card": "president", "team": "blue", "won": True},
+        "Frank": {"card": "bomber", "team": "red", "won": False}}
+    assert [e["key"] for e in of(events, "announce") if e["key"].startswith("reveal.ask")] == [
+        "reveal.ask_shared", "reveal.ask_shared"]
+    assert not of(events, "rejected")
