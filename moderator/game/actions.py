@@ -81,18 +81,19 @@ def known_card(eng: Game, player: str) -> str | None:
     return (s.cards or {}).get(player) or s.public.get(player)
 
 
-def _outside(eng: Game, player: str) -> bool:
+def outside(eng: Game, player: str) -> bool:
+    """True for an Ambassador the moderator knows of: part of no room (``catalogue.outside_rooms``)."""
     card = known_card(eng, player)
     return card is not None and outside_rooms(card)
 
 
 def voters(eng: Game, room: str) -> list[str]:
     """The room's players who count in a vote: not an Ambassador the moderator knows of."""
-    return [p for p in eng.state.rooms[room].members if not _outside(eng, p)]
+    return [p for p in eng.state.rooms[room].members if not outside(eng, p)]
 
 
 def _not_an_ambassador(eng: Game, player: str) -> None:
-    if _outside(eng, player):
+    if outside(eng, player):
         raise Refusal("refuse.ambassador_leader", player=player)
 
 

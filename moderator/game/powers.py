@@ -8,32 +8,28 @@ Rules as in ``actions``: each checks (raising ``Refusal``) and returns the chang
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from moderator.game import catalogue
-from moderator.game.actions import Apply, Game, Refusal, Slots, known_card
-
-
-def _has_power(eng: Game, player: str, power: str) -> bool:
-    card = known_card(eng, player)
-    return card is not None and power in catalogue.default().cards[card].powers
+from moderator.game import actions, catalogue, round_end
+from moderator.game.actions import Apply, Game, Refusal, Slots, known_card, outside
 
 
 def _name(eng: Game, card: str) -> str:
     return eng.text(f"card.{card}")
 
 
-def no_ambassador(eng: Game, players: Iterable[str]) -> None:
-    """Refuse a hostage choice that names an Ambassador (never a hostage)."""
-    for p in players:
-        if _has_power(eng, p, "cannot_be_hostage"):
+def hostages(eng: Game, slots: Slots, room: str | None) -> Apply:
+    """A hostage choice (``round_end.hostages``), refused first when it names an Ambassador (never a hostage)."""
+    for p in slots["players"]:
+        if outside(eng, p):
             raise Refusal("refuse.ambassador_hostage", player=p, card=_name(eng, known_card(eng, p) or ""))
+    return round_end.hostages(eng, slots, room)
 
 
-def usurper_holds(eng: Game, room: str) -> None:
-    """Refuse a vote against a leader who took the room by the Usurper's reveal this round."""
-    if eng.state.rooms[room].usurper_round:
+def usurp(eng: Game, slots: Slots, room: str | None) -> Apply:
+    """A vote (``actions.usurp``), refused first against a leader who took the room by the Usurper's reveal this
+    round."""
+    if room is not None and eng.state.rooms[room].usurper_round:
         raise Refusal("refuse.usurper_holds", leader=eng.state.rooms[room].leader, room=room)
+    return actions.usurp(eng, slots, room)
 
 
 def public_reveal(eng: Game, slots: Slots, room: str | None) -> Apply:
