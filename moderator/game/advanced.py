@@ -93,12 +93,12 @@ def next_step(eng: Game) -> None:
     elif _has(eng, "sniper") and s.shot is None:
         s.asking = "shoot"
         eng.say("both", "reveal.sniper")
-    elif _to_name(eng):
+    elif to_name := _to_name(eng):
         first = s.asking != "names"
         s.asking = "names"
-        eng.say("both", "reveal.name_cards" if first else "reveal.still", cards=_cards_list(eng, _to_name(eng)))
-    elif _facts_open(eng):
-        a, b = _facts_open(eng)[0]
+        eng.say("both", "reveal.name_cards" if first else "reveal.still", cards=_cards_list(eng, to_name))
+    elif facts := _facts_open(eng):
+        a, b = facts[0]
         s.asking = fact_id([a, b])
         eng.say("both", "reveal.ask_shared", a=_card_name(eng, a), b=_card_name(eng, b))
     else:

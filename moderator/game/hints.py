@@ -33,10 +33,10 @@ def allowed_intents(game: Situation) -> list[str]:
     if not (s.plan.get("preset") or s.plan.get("characters")):
         hidden |= ADVANCED_INTENTS
     else:  # the reveal's steps are listened for only when asked
-        hidden |= {"guess"} - ({"guess"} if s.asking == "guess" else set())
-        hidden |= {"shoot"} - ({"shoot"} if s.asking == "shoot" else set())
-        hidden |= {"buried"} - ({"buried"} if s.asking == "names" or game.in_state("prediction") else set())
-        hidden |= {"bodyguard"} - ({"bodyguard"} if any(c.endswith("bodyguard") for c in s.plan["deck"]) else set())
+        wanted = {"guess": s.asking == "guess", "shoot": s.asking == "shoot",
+                  "buried": s.asking == "names" or game.in_state("prediction"),
+                  "bodyguard": any(c.endswith("bodyguard") for c in s.plan["deck"])}
+        hidden |= {intent for intent, now in wanted.items() if not now}
     return [intent for intent in game.chart.intents
             if intent not in hidden and any(game.may(intent, r) for r in ROOMS)]
 

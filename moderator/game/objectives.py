@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from moderator.game.catalogue import Catalogue
+from moderator.game.catalogue import Card, Catalogue
 
 
 @dataclass
@@ -137,16 +137,19 @@ def _walk(obj: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
         yield from _walk(arg)
 
 
+def _terms(card: Card) -> Iterator[tuple[str, Any]]:
+    """Every operator of a card's objective and of the rules it adds to who wins."""
+    for obj in ([card.objective] if card.objective else []) + [r["unless"] for r in card.winner_rules]:
+        yield from _walk(obj)
+
+
 def questions(cat: Catalogue, cards_in_play: list[str]) -> list[list[str]]:
     """The "did A card-share with B" facts the reveal must ask, for the cards in play, each once."""
     pairs: list[list[str]] = []
     for card_id in cards_in_play:
-        card = cat.cards[card_id]
-        objs = ([card.objective] if card.objective else []) + [r["unless"] for r in card.winner_rules]
-        for obj in objs:
-            for op, arg in _walk(obj):
-                if op == "shared" and list(arg) not in pairs:
-                    pairs.append(list(arg))
+        for op, arg in _terms(cat.cards[card_id]):
+            if op == "shared" and list(arg) not in pairs:
+                pairs.append(list(arg))
     return pairs
 
 
@@ -159,11 +162,9 @@ def needed_cards(cat: Catalogue, cards_in_deck: list[str]) -> list[str]:
         card = cat.cards[card_id]
         if card.objective and not any(op in ("team", "predicts") for op, _ in _walk(card.objective)):
             needed.append(card_id)
-        objs = ([card.objective] if card.objective else []) + [r["unless"] for r in card.winner_rules]
-        for obj in objs:
-            for op, arg in _walk(obj):
-                if op in ("with", "away_from", "shot"):
-                    needed.append(arg)
-                elif op == "with_each_other":
-                    needed += list(arg)
+        for op, arg in _terms(card):
+            if op in ("with", "away_from", "shot"):
+                needed.append(arg)
+            elif op == "with_each_other":
+                needed += list(arg)
     return [c for c in dict.fromkeys(needed) if c in cards_in_deck]
