@@ -62,13 +62,8 @@ def _say(cat: Catalogue, obj: Mapping[str, Any], me: str | None) -> tuple[str, b
         return f"ends in {possessive(cat, arg)} room", False
     if op == "away_from":
         return f"ends in the room without {the(cat, arg)}", False
-    if op == "with_each_other":
-        others = [the(cat, c) for c in arg if c != me]
-        if me in arg:
-            return f"ends in one room with {together(others)}", False
-        return f"{together(others)} end in one room", True
-    if op == "shared":
-        return _shared(cat, arg, me)
+    if op in ("with_each_other", "shared"):
+        return _pair(cat, op, arg, me)
     if op in ("all", "any"):
         said = [_say(cat, sub, me) for sub in arg]
         # "it" once a part has a subject of its own: "Moby and the Bomber end in one room and it ends ...".
@@ -86,12 +81,19 @@ def _say(cat: Catalogue, obj: Mapping[str, Any], me: str | None) -> tuple[str, b
     raise ValueError(f"unknown objective operator {op!r}")  # the catalogue's loader refuses these
 
 
-def _shared(cat: Catalogue, pair: Sequence[str], me: str | None, *, negated: bool = False) -> tuple[str, bool]:
-    verb = "does not card-share" if negated else "card-shares"
-    if me in pair:
-        other = pair[1] if pair[0] == me else pair[0]
-        return f"{verb} with {the(cat, other)}", False
-    return f"{the(cat, pair[0])} {verb} with {the(cat, pair[1])}", True
+def _pair(cat: Catalogue, op: str, cards: Sequence[str], me: str | None, *,
+          negated: bool = False) -> tuple[str, bool]:
+    """ "ends in one room with ..." (``with_each_other``) or "card-shares with ..." (``shared``), or their
+    negations; with a subject of its own when the card itself is not one of ``cards``."""
+    if op == "shared":
+        verb = "does not card-share" if negated else "card-shares"
+        if me in cards:
+            return f"{verb} with {the(cat, cards[1] if cards[0] == me else cards[0])}", False
+        return f"{the(cat, cards[0])} {verb} with {the(cat, cards[1])}", True
+    others = together([the(cat, c) for c in cards if c != me])
+    if me in cards:
+        return f"{'does not end' if negated else 'ends'} in one room with {others}", False
+    return f"{others} {'do not end' if negated else 'end'} in one room", True
 
 
 def _negated(cat: Catalogue, obj: Mapping[str, Any], me: str | None) -> tuple[str, bool]:
@@ -101,13 +103,8 @@ def _negated(cat: Catalogue, obj: Mapping[str, Any], me: str | None) -> tuple[st
         return f"wins when the {team_name(arg)} team loses", False
     if op in ("with", "away_from"):
         return _say(cat, {"away_from" if op == "with" else "with": arg}, me)
-    if op == "with_each_other":
-        others = [the(cat, c) for c in arg if c != me]
-        if me in arg:
-            return f"does not end in one room with {together(others)}", False
-        return f"{together(others)} do not end in one room", True
-    if op == "shared":
-        return _shared(cat, arg, me, negated=True)
+    if op in ("with_each_other", "shared"):
+        return _pair(cat, op, arg, me, negated=True)
     if op == "not":
         return _say(cat, arg, me)
     if op in ("shot", "shot_by"):
@@ -125,7 +122,7 @@ def winner_rule(cat: Catalogue, rule: Mapping[str, Any], me: str) -> str:
     if op == "shared":
         other = [c for c in arg if c != me]
         said = (f"{the(cat, other[0])} card-shares with it" if me in arg and other
-                else _shared(cat, arg, None)[0])
+                else _pair(cat, "shared", arg, None)[0])
     else:
         text, own = _say(cat, condition, me)
         said = text if own else f"it {text}"
