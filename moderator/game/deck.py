@@ -147,14 +147,13 @@ def check_cards(cat: Catalogue, deck: Mapping[str, int], players: Sequence[str],
                          + (f"; not players: {', '.join(extra)}" if extra else ""))
     if buried is not None and not bury:
         raise RulesError("a buried card is given, but no card is buried: add `bury: true`")
-    dealt = list(cards.values()) + ([buried] if buried else [])
-    counts = {c: dealt.count(c) for c in in_order(dealt)}
-    if bury and buried is None:
-        # The buried card is whatever the deck has left over.
-        left = {c: n - counts.get(c, 0) for c, n in deck.items() if n - counts.get(c, 0)}
-        if sum(left.values()) != 1:
+    set_aside = buried
+    if bury and buried is None:  # the buried card is whatever the deck has left over
+        set_aside = buried_from(deck, cards)
+        if set_aside is None:
             raise RulesError(f"cards do not deal the deck {dict(deck)}")
-        counts[next(iter(left))] = counts.get(next(iter(left)), 0) + 1
+    dealt = list(cards.values()) + ([set_aside] if set_aside else [])
+    counts = {c: dealt.count(c) for c in in_order(dealt)}
     if counts != {c: n for c, n in deck.items()}:
         raise RulesError(f"cards do not deal the deck {dict(deck)}: they deal {counts}")
     if buried and cat.cards[buried].linked:
