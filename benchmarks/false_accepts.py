@@ -65,7 +65,6 @@ def listen(recognizer: Any, kind: str, phase: str, audio: np.ndarray, wake_word:
             engine.subscribe(events.append)
             listener = Listener(engine, recognizer, mics=(None,), wake_word=wake_word,
                                 new_endpointer=lambda: Endpointer(webrtc_classifier()))
-            W.setdefault("keep", []).append(listener)
             fresh = False
         assert listener is not None
         t = i / RATE

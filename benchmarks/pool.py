@@ -14,7 +14,7 @@ import numpy as np
 W: dict[str, Any] = {}
 
 
-def _init(engines: dict[str, Path | None], noise: np.ndarray) -> None:
+def _init(engines: dict[str, Path | None], noise: np.ndarray, acoustic: str = "default") -> None:
     from benchmarks.corpus import ROSTERS, basic_grammar
     from benchmarks.phases import grammar_for_intent, phase_intents
     from moderator.listening import make_recognizer
@@ -22,10 +22,8 @@ def _init(engines: dict[str, Path | None], noise: np.ndarray) -> None:
     W.update(
         grammar=basic_grammar(),
         noise=noise,
-        recognizers={name: make_recognizer(name, model) for name, model in engines.items()},
+        recognizers={name: make_recognizer(name, model, acoustic) for name, model in engines.items()},
         phases={roster: grammar_for_intent(phase_intents(roster)) for roster in ROSTERS},
-        # Recognizers cache compiled grammars by id(grammar): keep every grammar alive so no id is reused.
-        keep=[],
     )
 
 
@@ -35,15 +33,17 @@ def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
 
 
 def run(engines: dict[str, Path | None], noise: np.ndarray, jobs: list[tuple[Callable[[Any], Any], Any]], *,
-        processes: int = 2, log: Callable[[str], None] = print, label: str = "jobs") -> list[Any]:
-    """Run ``fn(arg)`` for every job over ``processes`` workers; results in job order.
+        processes: int = 2, log: Callable[[str], None] = print, label: str = "jobs",
+        acoustic: str = "default") -> list[Any]:
+    """Run ``fn(arg)`` for every job over ``processes`` workers, pocketsphinx with the ``acoustic`` model
+    (``--acoustic-model``); results in job order.
 
     Raises:
         BrokenProcessPool: a worker died (a recognizer crashing in its C code, say) instead of hanging.
     """
     started = time.perf_counter()
     results: list[Any] = [None] * len(jobs)
-    with ProcessPoolExecutor(processes, initializer=_init, initargs=(engines, noise)) as executor:
+    with ProcessPoolExecutor(processes, initializer=_init, initargs=(engines, noise, acoustic)) as executor:
         futures = {executor.submit(_call, job): i for i, job in enumerate(jobs)}
         for n, future in enumerate(as_completed(futures), 1):
             results[futures[future]] = future.result()

@@ -295,7 +295,10 @@ def say(text: str, spec: str) -> np.ndarray:
                 raise ValueError(f"unknown voice {spec!r}")
             samples = Clip.read(wav).resample(RATE).samples
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path, samples.astype(np.float32))
+    # Written aside, then renamed: two workers saying the same line must not read a half-written file.
+    part = path.with_name(f"{path.stem}.{os.getpid()}.npy")
+    np.save(part, samples.astype(np.float32))
+    os.replace(part, path)
     return samples.astype(np.float32)
 
 

@@ -7,8 +7,10 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks.false_accepts import _poisson_upper
@@ -66,3 +68,42 @@ def test_espeak_voice_options_change_the_speech() -> None:
     for bad in ("espeak-ng:en-us,speed=fast", "espeak-ng:en-us,volume=3", "espeak-ng:en-us,pitch=120"):
         with pytest.raises(ScenarioError):
             parse_voice(bad)
+
+
+def test_long_false_accepts_chatter_holds_no_command() -> None:
+    from benchmarks.long_false_accepts import chatter_lines
+    from moderator.speech.grammar import NoParse, load_grammar
+
+    roster = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
+    lines, _ = chatter_lines(roster, count=200, seed=1)
+    assert len(lines) == len(set(lines)) == 200
+    grammar = load_grammar("en")
+    addressed = grammar.addressed("moderator")
+    assert all(isinstance(g.parse(line, list(roster)), NoParse) for line in lines for g in (grammar, addressed))
+    assert sum(any(name in line for name in roster) for line in lines) > 100  # the roster's names are talked about
+
+
+def test_long_false_accepts_minutes_cover_the_hours_in_their_shares() -> None:
+    from benchmarks.long_false_accepts import KINDS, MINUTE, minutes
+
+    plan = minutes(6.0, wake_every=3)
+    heard = [m for m in plan if not m.wake]
+    assert len(heard) * MINUTE == 6 * 3600
+    for kind, share in KINDS:
+        assert abs(sum(m.kind == kind for m in heard) / len(heard) - share) < 0.01
+    assert [m for m in plan if m.wake] == [replace(m, wake=True) for m in heard[::3]]
+    assert len({m.seed for m in heard}) == len(heard)
+
+
+def test_long_false_accepts_minutes_render_the_same_from_their_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import long_false_accepts as lfa
+    from benchmarks.pool import W
+
+    monkeypatch.setattr(lfa, "BED_SECONDS", 70.0)
+    monkeypatch.setitem(W, "beds", {})
+    minute = next(m for m in lfa.minutes(1.0) if m.kind == "music")
+    first, _ = lfa.render(minute)
+    again, _ = lfa.render(minute)
+    assert len(first) == lfa.MINUTE * lfa.RATE and np.array_equal(first, again)
+    assert 0.05 < float(np.max(np.abs(first))) <= 1.0
+    assert not np.array_equal(first, lfa.render(lfa.Minute("music", 1, "round", minute.seed + 1))[0])
