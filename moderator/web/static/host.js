@@ -90,7 +90,9 @@
     const row = el("div", { "class": "command", "data-intent": intent });
     const button = el("button", { type: "button", "data-command": intent, "data-room": room || "" }, form.label);
     row.append(button);
-    form.parts.filter(function (p) { return p.slot; }).forEach(function (p) { row.append(picker(p, view, room, form)); });
+    form.parts.forEach(function (p) {
+      row.append(p.slot ? picker(p, view, room, form) : el("span", { "class": "words" }, p.words));
+    });
     button.addEventListener("click", function () {
       const text = sentence(row, form.parts);
       if (text === null) {
