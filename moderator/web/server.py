@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -90,8 +91,9 @@ class WebServer:
         asyncio.set_event_loop(loop)
         try:
             loop.run_until_complete(self._open())
-        except OSError as exc:
-            self._error = WebError(f"cannot serve the web panel on {self.host}:{self.port}: {exc.strerror or exc}")
+        except OSError as exc:  # asyncio's message repeats the address: the system's reason alone is clearer
+            why = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+            self._error = WebError(f"cannot serve the web panel on {self.host}:{self.port}: {why}")
             loop.close()
             ready.set()
             return
@@ -113,7 +115,7 @@ class WebServer:
         ])
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, shutdown_timeout=1.0)
+        site = web.TCPSite(self._runner, self.host, self.port)
         try:
             await site.start()
         except OSError:
@@ -160,7 +162,8 @@ class WebServer:
         try:
             response = await handler(request)
         except web.HTTPException as exc:
-            response = exc
+            exc.headers.update(SECURITY_HEADERS)
+            raise
         response.headers.update(SECURITY_HEADERS)
         return response
 
