@@ -178,12 +178,24 @@ class LiveGame:
         self._guard(lambda: self.engine.tick(lead))
 
     def _remote(self) -> None:
-        if self.remote is not None:
-            for request in self.remote.take():
-                self._command(request)
+        """Step 3. The answers go out after the view that shows their effect, so whoever sent a command and then
+        reads the state sees it."""
+        if self.remote is None:
+            return
+        taken, answered = self.remote.take(), []
+        try:
+            for request in taken:
+                answered.append((request, self._command(request)))
+        finally:  # (a ModeratorError ends the game: the commands after it are answered so)
+            if answered:
+                self._view()
+            for request, answer in answered:
+                request.answer.set_result(answer)
+            for request in taken[len(answered) + 1:]:
+                request.answer.set_result(Answer(False, reason="the game stopped"))
 
-    def _command(self, request: Request) -> None:
-        """Run a command from the web as a typed line, and answer it with the events it caused."""
+    def _command(self, request: Request) -> Answer:
+        """Run a command from the web as a typed line; what it caused."""
         engine, accepted = self.engine, []
         self._caught = []
         try:
@@ -194,12 +206,10 @@ class LiveGame:
         finally:
             caught, self._caught = self._caught, None
         if self.engine is not engine:  # a bug: the game went back to its last save, without this command
-            request.answer.set_result(Answer(False, reason="internal error; the command was ignored"))
-        elif accepted[0]:
-            request.answer.set_result(Answer(True, tuple(caught)))
-        else:
-            reason = next(e["reason"] for e in caught if e["type"] == "rejected")
-            request.answer.set_result(Answer(False, tuple(caught), reason))
+            return Answer(False, reason="internal error; the command was ignored")
+        if accepted[0]:
+            return Answer(True, tuple(caught))
+        return Answer(False, tuple(caught), next(e["reason"] for e in caught if e["type"] == "rejected"))
 
     def _catch(self, event: dict[str, Any]) -> None:
         if self._caught is not None:
