@@ -209,6 +209,17 @@ def test_the_rate_limiter_allows_a_burst_then_a_steady_rate() -> None:
     assert "a" not in limit._buckets and len(limit._buckets) == 2, "the least recent client is forgotten"
 
 
+def test_the_web_limits_are_in_the_readme_with_their_values() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Limits\n", 1)[1].split("\n## ", 1)[0]
+    limits = guard.WebLimits()
+    for name, shown in (("body", "4 KB"), ("text", f"{limits.text} characters"), ("burst", f"{limits.burst} at once"),
+                        ("rate", f"{limits.rate:g} a second"), ("streams", f"| {limits.streams} |")):
+        row = next((line for line in section.splitlines() if f"`WebLimits.{name}`" in line), "")
+        assert shown in row, (name, shown, row)
+    assert limits.body == 4096
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("8080", WebAddress("127.0.0.1", 8080)), ("0", WebAddress("127.0.0.1", 0)),
     ("0.0.0.0:80", WebAddress("0.0.0.0", 80)), ("[::1]:9000", WebAddress("::1", 9000)),

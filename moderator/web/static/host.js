@@ -90,9 +90,13 @@
     const row = el("div", { "class": "command", "data-intent": intent });
     const button = el("button", { type: "button", "data-command": intent, "data-room": room || "" }, form.label);
     row.append(button);
-    form.parts.forEach(function (p) {
-      row.append(p.slot ? picker(p, view, room, form) : el("span", { "class": "words" }, p.words));
-    });
+    if (form.parts.some(function (p) { return p.slot; })) {  // the sentence it sends, with its pickers
+      const said = el("span", { "class": "sentence" });
+      form.parts.forEach(function (p) {
+        said.append(p.slot ? picker(p, view, room, form) : el("span", { "class": "words" }, p.words));
+      });
+      row.append(said);
+    }
     button.addEventListener("click", function () {
       const text = sentence(row, form.parts);
       if (text === null) {
