@@ -217,7 +217,7 @@ class LiveGame:
 
     def _view(self) -> None:
         if self.remote is not None:
-            self.remote.show(self.engine, self.alerts())
+            self.remote.show(self.engine, self.alerts)
 
     def _recognition(self, chunks: list[MicChunk]) -> None:
         for chunk in chunks:

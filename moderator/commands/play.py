@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import select
@@ -357,11 +358,16 @@ async def _tty_loop(game: LiveGame, env: Environment) -> None:
     from prompt_toolkit.patch_stdout import patch_stdout
 
     prompt: PromptSession[str] = PromptSession()
+    woken = asyncio.Event()  # a command from the web panel: tick now, not at the next timer or poll
+    if game.remote is not None:
+        asyncio.get_running_loop().add_reader(game.remote.wake_fd, woken.set)
 
     async def ticker() -> None:
         while True:
             game.tick()
-            await asyncio.sleep(game.wait_time())
+            woken.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(woken.wait(), game.wait_time())
 
     def toolbar() -> ANSI:
         width = os.get_terminal_size().columns if env.stdout.isatty() else 100
@@ -380,3 +386,5 @@ async def _tty_loop(game: LiveGame, env: Environment) -> None:
                     return
         finally:
             task.cancel()
+            if game.remote is not None:
+                asyncio.get_running_loop().remove_reader(game.remote.wake_fd)

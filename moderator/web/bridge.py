@@ -121,14 +121,15 @@ class Bridge:
             self._refusals.appendleft({k: event[k] for k in ("t", "room", "text", "reason")})
         self._send("event", event)
 
-    def show(self, engine: Engine, alerts: Sequence[str] = ()) -> None:
-        """Send the view if the game changed since the last one, or every ``REFRESH`` seconds (the clock)."""
+    def show(self, engine: Engine, alerts: Callable[[], Sequence[str]] = tuple) -> None:
+        """Send the view if the game changed since the last one, or every ``REFRESH`` seconds (the clock);
+        ``alerts`` (what the host must be shown besides the rooms) is asked only then."""
         now = engine.clock.now()
         shown = (id(engine), engine.version)
         if self._outlet is None or (shown == self._shown and now - self._shown_at < self.REFRESH):
             return
         self._shown, self._shown_at = shown, now
-        self._send("view", self._describe(engine, alerts=alerts, refusals=list(self._refusals)))
+        self._send("view", self._describe(engine, alerts=alerts(), refusals=list(self._refusals)))
 
     def _send(self, kind: str, payload: dict[str, Any]) -> None:
         if self._outlet is not None:

@@ -64,9 +64,11 @@ class WebPanel:
     token: str = field(default_factory=new_token)
 
     def __post_init__(self) -> None:
+        from moderator.web import live_view
         from moderator.web.server import WebServer  # aiohttp is imported only for --web
 
         self.server = WebServer(self.bridge, self.address.host, self.address.port, self.token)
+        live_view.warm()  # not at the first command from the host page
 
     def start(self, out: TextIO) -> str:
         """Listen, then print the host page's link (the one place the token is shown) and its QR code.

@@ -24,11 +24,14 @@ window.Moderator = (function () {
     return Math.floor(whole / 60) + ":" + String(whole % 60).padStart(2, "0");
   }
 
+  const PHASES = { setup: "SETTING UP", briefing: "BRIEFING", round: "RUNNING", hostages: "TIME'S UP",
+    parley: "PARLEY", exchange: "EXCHANGE", game_over: "GAME OVER", prediction: "PREDICTION", reveal: "REVEAL",
+    result: "RESULT" };
+
   function status(v) {
     if (v.winner) { return v.winner.toUpperCase() + " WINS"; }
     if (v.paused) { return "PAUSED"; }
-    if (v.clock.running) { return "RUNNING"; }
-    return v.headline.split(" · ")[0].toUpperCase();
+    return PHASES[v.phase] || v.phase.toUpperCase();
   }
 
   function drawClock() {
