@@ -83,8 +83,9 @@ class WebPanel:
         return link
 
     def stop(self) -> None:
-        """Stop serving."""
+        """Stop serving (and answer any command still waiting, if the game did not get to it)."""
         self.server.stop()
+        self.bridge.close()
 
 
 def _shown_host(host: str) -> str:
