@@ -9,7 +9,8 @@ import pytest
 
 from moderator.adapters.clock import VirtualClock
 from moderator.game.engine import Engine
-from moderator.game.rules import make_plan
+from moderator.game.plan_view import dealing
+from moderator.game.rules import GamePlan, make_plan
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import load_grammar
 from moderator.speech.grammar_data import INTENT_SLOTS
@@ -42,6 +43,13 @@ def test_every_buttons_sentence_parses_back_to_its_intent(intent: str) -> None:
     assert {s for s, (_, needed) in INTENT_SLOTS[intent].items() if needed} <= set(slots)
 
 
+@pytest.mark.parametrize("kwargs", [{"players": 8}, {"players": 13, "rounds": 5, "bury": True},
+                                    {"players": 10, "preset": "the_standard"}])
+def test_a_plan_comes_back_from_its_dict(kwargs: dict[str, Any]) -> None:
+    plan = make_plan(**kwargs)
+    assert GamePlan.from_dict(plan.to_dict()) == plan
+
+
 def test_the_view_follows_the_game() -> None:
     clock = VirtualClock()
     engine = Engine.new(make_plan(9), ROOMS | {"B": [*ROOMS["B"], "Ivan"]}, clock=clock, grammar=GRAMMAR,
@@ -51,6 +59,8 @@ def test_the_view_follows_the_game() -> None:
     assert view["phase"] == "briefing" and view["commands"][0] == "start" and view["clock"]["left"] is None
     assert {c["id"]: c["count"] for c in view["deck"]["cards"]} == {
         "president": 1, "bomber": 1, "gambler": 1, "blue_team": 3, "red_team": 3}
+    assert view["deck"]["dealing"] == dealing(None, make_plan(9)) == [
+        "Buried cards: none. Shuffle the 9 cards and deal one to each player."]
     engine.handle_text("start the game")
     engine.handle_text("I appoint Alice as leader", "A")
     clock.set(30.5)

@@ -7,12 +7,14 @@ Everything here is asked of the engine and its own modules, never worked out aga
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from moderator.game import catalogue
-from moderator.game.plan_view import card_name
+from moderator.game.plan_view import card_name, dealing
+from moderator.game.rules import GamePlan
 from moderator.game.state import ROOMS
 from moderator.speech.grammar_data import INTENT_SLOTS
 from moderator.speech.template import Slot, skeletons
@@ -131,10 +133,18 @@ def warm() -> None:
     _cards()
 
 
-def _deck(plan: dict[str, Any]) -> dict[str, Any]:
-    """The deck to deal from for this game's player count: each card's name, team and count, and how many to bury."""
+@lru_cache(maxsize=4)
+def _deck_of(plan_json: str) -> dict[str, Any]:
+    plan = GamePlan.from_dict(json.loads(plan_json))
+    advanced = _cards() if plan.preset or plan.characters else None
     cards = []
-    for card_id, count in plan["deck"].items():
-        name, team = card_name(card_id, _cards())
+    for card_id, count in plan.deck.items():
+        name, team = card_name(card_id, advanced)
         cards.append({"id": card_id, "name": name, "team": team, "count": count})
-    return {"players": plan["players"], "cards": cards, "buried": plan["buried"]}
+    return {"players": plan.players, "cards": cards, "buried": plan.buried, "dealing": dealing(advanced, plan)}
+
+
+def _deck(plan: dict[str, Any]) -> dict[str, Any]:
+    """The deck to deal from for this game's player count: each card's name, team and count, how many to bury,
+    and how to deal (``plan``'s own words)."""
+    return _deck_of(json.dumps(plan))

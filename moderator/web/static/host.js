@@ -148,7 +148,7 @@
     shown.deck = signature;
     const d = view.deck;
     const total = d.cards.reduce(function (n, c) { return n + c.count; }, 0);
-    M.setText("deck-note", d.players + " players: deal " + total + " cards" + (d.buried ? ", " + d.buried + " buried" : "") + ".");
+    M.setText("deck-note", d.players + " players, " + total + " cards. " + d.dealing.join(" "));
     M.$("deck").tBodies[0].replaceChildren.apply(M.$("deck").tBodies[0], d.cards.map(function (c) {
       const row = el("tr", { "class": "team-" + c.team.toLowerCase() });
       row.append(el("td", {}, String(c.count)), el("td", {}, c.name), el("td", {}, c.team));
