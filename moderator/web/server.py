@@ -216,7 +216,7 @@ class WebServer:
                 if message is None:
                     break
                 await response.write(message)
-        except (ConnectionResetError, asyncio.CancelledError):
+        except ConnectionResetError:  # the page went away
             pass
         finally:
             self._streams.discard(queue)
