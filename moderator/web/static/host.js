@@ -61,9 +61,11 @@
     } else {
       options = view.choices[part.type] || [];
     }
+    const leader = room ? view.rooms[room].leader : null;
     options.forEach(function (o) {
       const option = el("option", { value: o.say }, o.label);
       if (part.type === "room" && room && o.value === room) { option.selected = true; }
+      if (part.slot === "leader" && o.say === leader) { option.selected = true; }
       select.append(option);
     });
     return select;
@@ -111,7 +113,8 @@
 
   // Rebuilt only when what it shows changes, so a picker keeps its choice while the clock ticks.
   function commands(box, key, intents, view, room) {
-    const signature = JSON.stringify([intents, room ? view.rooms[room].members : view.players, view.players]);
+    const signature = JSON.stringify([intents, room ? view.rooms[room].members : view.players, view.players,
+      room ? view.rooms[room].leader : null]);
     if (shown[key] === signature) { return; }
     shown[key] = signature;
     box.replaceChildren.apply(box, intents.map(function (i) { return command(i, view, room); }));
