@@ -143,6 +143,8 @@ def test_room_pages_follow_the_host_page_in_a_real_browser(browser: Any, tmp_pat
         assert reason and answer.text == f"\u2717 1 votes for Frank: {reason}"
         _until(browser, lambda d: reason in _text(d, "#refusals"), "the refusal listed with its reason")
         assert game.state()["rooms"]["A"]["leader"] == "Alice", "a refused command changes nothing"
+        loaded = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+        assert loaded and all(url.startswith(game.base + "/") for url in loaded), loaded  # nothing from elsewhere
         assert "Shuffle the 8 cards" in _text(browser, "#deck-note")
         assert "President" in _text(browser, "#deck")
         browser.set_window_size(1100, 1700)  # the whole host page: rooms, refusals and the deck
