@@ -47,6 +47,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                  "--disable-default-apps", "--disable-extensions", "--window-size=1100,900",
                  f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # script errors, blocked loads (the CSP)
     driver = webdriver.Chrome(options=options, service=Service(executable_path=str(DRIVER)))
     driver.set_page_load_timeout(30)
     try:
@@ -149,6 +150,8 @@ def test_room_pages_follow_the_host_page_in_a_real_browser(browser: Any, tmp_pat
         assert "President" in _text(browser, "#deck")
         browser.set_window_size(1100, 1700)  # the whole host page: rooms, refusals and the deck
         _screenshot(browser, "web-host.png", tmp_path)
+        errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        assert not [e for e in errors if "/api/command" not in e["message"]], errors  # (a 409 is logged)
     finally:
         code = game.quit()
     assert code == 0, game.err

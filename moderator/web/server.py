@@ -24,8 +24,9 @@ from moderator.web.bridge import Bridge
 from moderator.web.guard import SECURITY_HEADERS, RateLimiter, WebLimits, bearer, token_matches
 
 #: The bundled files that may be served, by name, with their types.
-ASSETS = {"panel.css": "text/css", "room.js": "text/javascript", "host.js": "text/javascript",
-          "common.js": "text/javascript", "room.html": "text/html", "host.html": "text/html"}
+ASSETS = {"panel.css": "text/css", "icon.svg": "image/svg+xml", "room.js": "text/javascript",
+          "host.js": "text/javascript", "common.js": "text/javascript", "room.html": "text/html",
+          "host.html": "text/html"}
 _ROOMS = ("A", "B")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

@@ -145,6 +145,15 @@
     }));
   }
 
+  // What the host must know besides the rooms: a failed speaker or microphone, a save that fails.
+  function alerts(view) {
+    const signature = JSON.stringify(view.alerts);
+    if (shown.alerts === signature) { return; }
+    shown.alerts = signature;
+    const list = M.$("alerts");
+    list.replaceChildren.apply(list, view.alerts.map(function (a) { return el("li", {}, "\u26a0 " + a); }));
+  }
+
   function deck(view) {
     const signature = JSON.stringify(view.deck);
     if (shown.deck === signature) { return; }
@@ -168,6 +177,7 @@
   M.connect(function (view) {
     M.setText("status", M.status(view));
     M.setText("headline", view.headline);
+    alerts(view);
     commands(M.$("game-commands"), "game", view.commands, view, null);
     rooms(view);
     refusals(view);
