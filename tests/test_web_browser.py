@@ -24,7 +24,7 @@ WAIT = 10.0
 
 
 def _need(what: str) -> None:
-    message = f"{what} is needed for the browser tests: bash scripts/setup.sh installs it"
+    message = f"the browser tests need {what}: bash scripts/setup.sh installs it"
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)
