@@ -7,6 +7,7 @@ sends to an address, and name look-ups."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import segno
 from web_support import PLAYERS, WebGame
 
 pytestmark = pytest.mark.slow
@@ -101,6 +103,11 @@ def test_play_with_web_opens_only_its_listening_socket(tmp_path: Path) -> None:
     local = [op for op in ops if op.get("family") == AF_UNIX]
     assert [op["origin"] for op in local] == ["socketpair", "socketpair"], "only asyncio's wake-up pair"
     assert not any(op["event"] in ("socket.connect", "socket.sendto", "socket.sendmsg") for op in ops)
+    # The link is followed by its QR code, drawn in the terminal.
+    qr = io.StringIO()
+    segno.make(game.link.removeprefix("web: "), error="l").terminal(out=qr, compact=True, border=2)
+    at = game.lines.index(game.link)
+    assert game.lines[at + 1: at + 1 + len(qr.getvalue().splitlines())] == qr.getvalue().splitlines()
     # The token is printed once, in the link; never in the event log or the saved game.
     assert sum(line.count(game.token) for line in game.lines + game.err) == 1
     assert game.token not in (tmp_path / "events.jsonl").read_text()
