@@ -103,6 +103,7 @@ class LiveGame:
         self.remote = remote
         #: While a remote command runs: the events it causes.
         self._caught: list[dict[str, Any]] | None = None
+        self._view_failed = False
         self.listener = listener
         if listener is not None:
             listener.before_recognizing = self._ahead_of_recognition
@@ -216,8 +217,16 @@ class LiveGame:
             self._caught.append(event)
 
     def _view(self) -> None:
-        if self.remote is not None:
+        """Step 7. The view is not the game: a bug in it is said once, and the game goes on without it."""
+        if self.remote is None:
+            return
+        try:
             self.remote.show(self.engine, self.alerts)
+        except Exception as exc:
+            if not self._view_failed:
+                self._view_failed = True
+                print(f"moderator: the web panel's view failed ({exc!r}); the game goes on", file=self._err,
+                      flush=True)
 
     def _recognition(self, chunks: list[MicChunk]) -> None:
         for chunk in chunks:

@@ -156,3 +156,18 @@ def test_a_bug_during_a_web_command_is_answered_and_the_game_goes_on(tmp_path: P
     answer = future.result(timeout=0)
     assert not answer.accepted and answer.reason == "internal error; the command was ignored"
     assert game.engine is not old and game.engine.in_state("round.running")
+
+
+def test_a_bug_in_the_view_is_said_once_and_the_game_goes_on(tmp_path: Path) -> None:
+    def broken(engine: Any, **kwargs: Any) -> dict[str, Any]:
+        raise KeyError("a bug")
+
+    bridge = Bridge(describe=broken)
+    bridge.connect(Outlet())
+    err = __import__("io").StringIO()
+    game = live(tmp_path, bridge, err=err)
+    future = bridge.submit(None, "start the game")
+    game.tick()
+    game.feed("pause")
+    assert future.result(timeout=0).accepted and game.engine.in_state("round.paused")
+    assert err.getvalue().count("the web panel's view failed (KeyError('a bug')); the game goes on") == 1
