@@ -75,3 +75,7 @@ class DeviceError(ModeratorError):
 
 class SynthesisError(ModeratorError):
     """Speech could not be synthesized."""
+
+
+class WebError(ModeratorError):
+    """The web panel cannot serve (its address is in use, or not this machine's)."""

@@ -18,11 +18,13 @@ from moderator.journal import Journal, Saved
 from moderator.play import split_room
 from moderator.ports import Clock
 from moderator.settings import LiveTiming
+from moderator.web.bridge import Answer
 
 if TYPE_CHECKING:
     from moderator.loop import Listener
     from moderator.ports import AudioIn, MicChunk
     from moderator.speaking import Voice
+    from moderator.web.bridge import Bridge, Request
 
 #: Where an event goes: the terminal, the JSON Lines log (``moderator.play.EventLog``), a test's list.
 Sink = Callable[[dict[str, Any]], None]
@@ -35,12 +37,16 @@ class LiveGame:
 
     1. **microphones**: what they heard since the last tick is read (they only queue audio on their threads);
     2. **timers**: the engine fires those due within ``timing.lead`` (their audio starts on their exact time);
-    3. **recognition**: the audio goes to the listening loop (endpointing, the recognizer, re-parsing), and
-    4. **engine**: each command it understood is handed to the engine;
-    5. **speech**: the voice hands what is due to the speakers and reports what was said.
+    3. **remote**: the commands sent from the web panel (``remote.take()``) run as typed lines do, and each is
+       answered with the events it caused (or the refusal's reason);
+    4. **recognition**: the audio goes to the listening loop (endpointing, the recognizer, re-parsing), and
+    5. **engine**: each command it understood is handed to the engine;
+    6. **speech**: the voice hands what is due to the speakers and reports what was said;
+    7. **view**: the remote is shown the game (``remote.show``) if it changed, or once a second for its clock.
 
-    Typed lines (``feed``) are step 4 too, handled as the loop reads them, between ticks. Decoding an utterance
-    holds the thread, so right before one, steps 2 and 5 run again with ``timing.recognition_lead`` more lead.
+    Typed lines (``feed``) are step 5 too, handled as the loop reads them, between ticks, and then shown (7).
+    Decoding an utterance holds the thread, so right before one, steps 2 and 6 run again with
+    ``timing.recognition_lead`` more lead.
     How long the loop may sleep follows from the next timer's time, as a value (``wait_time``).
 
     The engine is not thread-safe and has one owner. A bug in a step must not lose the game: the engine is
@@ -78,6 +84,7 @@ class LiveGame:
         err: TextIO = sys.stderr,
         game: str | None = None,
         options: Mapping[str, Any] | None = None,
+        remote: Bridge | None = None,
     ) -> None:
         self.clock = engine.clock
         self.journal = journal
@@ -92,6 +99,11 @@ class LiveGame:
         self.voice = voice
         #: The microphones and the listening loop their audio goes to (None: keyboard only).
         self.mics = mics
+        #: The web panel's side of the game (None: no ``--web``): commands in, views out, on this thread only.
+        self.remote = remote
+        #: While a remote command runs: the events it causes.
+        self._caught: list[dict[str, Any]] | None = None
+        self._view_failed = False
         self.listener = listener
         if listener is not None:
             listener.before_recognizing = self._ahead_of_recognition
@@ -113,6 +125,7 @@ class LiveGame:
         if engine.clock is not self.clock:
             raise ValueError("a live game has one clock: the engine must run on it")
         self.engine = engine
+        engine.subscribe(partial(self._publish, engine, self._catch))
         for sink in self.sinks:
             engine.subscribe(partial(self._publish, engine, sink))
         if self.voice is not None:
@@ -142,8 +155,10 @@ class LiveGame:
         """One pass of the live loop, in the order the class describes."""
         chunks = self._microphones()
         self._timers(self.timing.lead)
+        self._remote()
         self._recognition(chunks)
         self._speech()
+        self._view()
         self._heartbeat()
 
     def feed(self, line: str) -> None:
@@ -151,6 +166,7 @@ class LiveGame:
         room, text = split_room(line)
         if text:
             self._guard(lambda: self.engine.handle_text(text, room, host=True))
+            self._view()
 
     def wait_time(self, longest: float | None = None) -> float:
         """How long the loop may wait before the next tick (at most ``longest``, default ``timing.poll``)."""
@@ -161,6 +177,56 @@ class LiveGame:
 
     def _timers(self, lead: float) -> None:
         self._guard(lambda: self.engine.tick(lead))
+
+    def _remote(self) -> None:
+        """Step 3. The answers go out after the view that shows their effect, so whoever sent a command and then
+        reads the state sees it."""
+        if self.remote is None:
+            return
+        taken, answered = self.remote.take(), []
+        try:
+            for request in taken:
+                answered.append((request, self._command(request)))
+        finally:  # (a ModeratorError ends the game: the commands after it are answered so)
+            if answered:
+                self._view()
+            for request, answer in answered:
+                request.answer.set_result(answer)
+            for request in taken[len(answered) + 1:]:
+                request.answer.set_result(Answer(False, reason="the game stopped"))
+
+    def _command(self, request: Request) -> Answer:
+        """Run a command from the web as a typed line; what it caused."""
+        engine, accepted = self.engine, []
+        self._caught = []
+        try:
+            self._guard(lambda: accepted.append(engine.handle_text(request.text, request.room, host=True)))
+        except ModeratorError as exc:  # as for a typed line, the game cannot go on; the sender is told why
+            request.answer.set_result(Answer(False, tuple(self._caught), str(exc)))
+            raise
+        finally:
+            caught, self._caught = self._caught, None
+        if self.engine is not engine:  # a bug: the game went back to its last save, without this command
+            return Answer(False, reason="internal error; the command was ignored")
+        if accepted[0]:
+            return Answer(True, tuple(caught))
+        return Answer(False, tuple(caught), next(e["reason"] for e in caught if e["type"] == "rejected"))
+
+    def _catch(self, event: dict[str, Any]) -> None:
+        if self._caught is not None:
+            self._caught.append(event)
+
+    def _view(self) -> None:
+        """Step 7. The view is not the game: a bug in it is said once, and the game goes on without it."""
+        if self.remote is None:
+            return
+        try:
+            self.remote.show(self.engine, self.alerts)
+        except Exception as exc:
+            if not self._view_failed:
+                self._view_failed = True
+                print(f"moderator: the web panel's view failed ({exc!r}); the game goes on", file=self._err,
+                      flush=True)
 
     def _recognition(self, chunks: list[MicChunk]) -> None:
         for chunk in chunks:
@@ -254,6 +320,9 @@ class LiveGame:
         for what still renders), then stop the voice and its output."""
         self.save()
         self.journal.beat(self.game_id, self.clock.now())
+        if self.remote is not None:
+            self._view()
+            self.remote.close()
         if self.voice is None:
             return
         try:

@@ -75,3 +75,9 @@ def test_the_installed_wheel_carries_its_data_and_runs_every_offline_command(ins
 
     diagram = run(installed, tmp_path, "diagram")
     assert diagram.returncode == 0 and "stateDiagram" in diagram.stdout, diagram.stderr
+
+    # The web panel's pages come with the package (play --web serves nothing from anywhere else).
+    assets = subprocess.run([str(installed / "python"), "-c", "from moderator.web.server import ASSETS, asset; "
+                             "print(sum(len(asset(name)) for name in ASSETS))"],
+                            cwd=tmp_path, capture_output=True, text=True, env=outside())
+    assert assets.returncode == 0 and int(assets.stdout) > 5000, assets.stderr

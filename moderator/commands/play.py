@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import select
@@ -35,6 +36,7 @@ from moderator.speaking import Voice, make_voice
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import Grammar, load_grammar
 from moderator.view import render_text
+from moderator.web.panel import WebPanel, add_web_options
 
 if TYPE_CHECKING:
     from moderator.loop import Listener
@@ -80,6 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_mic_options(p)
     add_echo_options(p)
     add_recognizer_options(p)
+    add_web_options(p)
     p.set_defaults(func=run)
 
 
@@ -91,15 +94,19 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("--new starts a new game, --resume continues the saved one: choose one")
     journal = Journal(args.state or default_path())
     hearing: list[_Hearing] = []
+    panel = WebPanel(args.web) if args.web else None
     try:
-        return _run(args, env, journal, hearing)
+        return _run(args, env, journal, hearing, panel)
     finally:
         for h in hearing:
             h.mics.close()
+        if panel is not None:
+            panel.stop()
         journal.unlock()
 
 
-def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: list[_Hearing]) -> int:
+def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: list[_Hearing],
+         panel: WebPanel | None) -> int:
     timing = LiveTiming()
     if args.resume:
         journal.lock()  # held until the game ends: a second moderator on this file is refused
@@ -145,11 +152,15 @@ def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: 
         else None
     voice = _speak(engine, args, env, schedule, timing)
     listeners = _listen(engine, hearing, args, env, voice)
+    remote = None if panel is None else panel.bridge
     game = LiveGame(engine, journal, epoch=epoch, lang=lang, events=events, rebuild=build,
-                    sinks=[lambda e: _print_event(e, env), *([log] if log else [])], voice=voice,
+                    sinks=[lambda e: _print_event(e, env), *([log] if log else []), *([remote] if remote else [])],
+                    voice=voice, remote=remote,
                     mics=hearing[0].mics if hearing else None, listener=listeners[0] if listeners else None,
                     timing=timing, extra_alerts=lambda: alsa_log.alerts() + (log.alerts() if log else []),
                     err=env.stderr, game=game_id, options=options)
+    if panel is not None:
+        panel.start(env.stdout)  # before the game starts: an address in use ends it here
     if args.resume:
         if saved.events and not args.events:
             print(f"(the saved game logged its events to {saved.events}; to go on logging them there, resume "
@@ -297,8 +308,9 @@ def _keyboard(game: LiveGame, line: str, env: Environment) -> bool:
 
 
 def _pipe_loop(game: LiveGame, env: Environment) -> None:
-    """Lines from a pipe or file; timers keep firing between lines. With microphones, the game goes on
-    listening after the input ends."""
+    """Lines from a pipe or file; timers keep firing between lines, and a command from the web panel wakes the
+    loop at once. With microphones or the web panel, the game goes on after the input ends."""
+    wake = [game.remote.wake_fd] if game.remote is not None else []
     try:
         fd = env.stdin.fileno()
     except (AttributeError, OSError, ValueError):
@@ -308,26 +320,35 @@ def _pipe_loop(game: LiveGame, env: Environment) -> None:
             game.tick()
             if not _keyboard(game, line, env) or game.finished:
                 return
+        if wake:
+            _run_on(game, wake)
         return
     buffer = b""
     reading: list[int] = [fd]
     while not game.finished:
         # Wake exactly when the next timer is due, so announcements start on time.
-        ready, _, _ = select.select(reading, [], [], game.wait_time())
+        ready, _, _ = select.select(reading + wake, [], [], game.wait_time())
         game.tick()
-        if not ready:
+        if fd not in ready:
             continue
         chunk = os.read(fd, 4096)
         if not chunk:
-            if game.mics is None:
+            if game.mics is None and not wake:
                 return
-            reading = []  # the end of typed input: the microphones go on until the result or Ctrl-C
+            reading = []  # the end of typed input: the microphones or the web panel go on until the result or Ctrl-C
             continue
         buffer += chunk
         while b"\n" in buffer:
             raw, buffer = buffer.split(b"\n", 1)
             if not _keyboard(game, raw.decode("utf-8", "replace"), env) or game.finished:
                 return
+
+
+def _run_on(game: LiveGame, wake: list[int]) -> None:
+    """No more typed input: tick until the result (or Ctrl-C), woken by the next timer or a web command."""
+    while not game.finished:
+        select.select(wake, [], [], game.wait_time())
+        game.tick()
 
 
 async def _tty_loop(game: LiveGame, env: Environment) -> None:
@@ -337,11 +358,16 @@ async def _tty_loop(game: LiveGame, env: Environment) -> None:
     from prompt_toolkit.patch_stdout import patch_stdout
 
     prompt: PromptSession[str] = PromptSession()
+    woken = asyncio.Event()  # a command from the web panel: tick now, not at the next timer or poll
+    if game.remote is not None:
+        asyncio.get_running_loop().add_reader(game.remote.wake_fd, woken.set)
 
     async def ticker() -> None:
         while True:
             game.tick()
-            await asyncio.sleep(game.wait_time())
+            woken.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(woken.wait(), game.wait_time())
 
     def toolbar() -> ANSI:
         width = os.get_terminal_size().columns if env.stdout.isatty() else 100
@@ -360,3 +386,5 @@ async def _tty_loop(game: LiveGame, env: Environment) -> None:
                     return
         finally:
             task.cancel()
+            if game.remote is not None:
+                asyncio.get_running_loop().remove_reader(game.remote.wake_fd)

@@ -77,7 +77,7 @@ def render_plan(plan: GamePlan, file: TextIO) -> None:
         console.print("No timer: a round ends when both leaders have announced hostages and said ready.")
     if plan.has_gambler:
         console.print("The Gambler reveals first and predicts Red or Blue before anyone else reveals.")
-    for line in _dealing(cat, plan):
+    for line in dealing(cat, plan):
         console.print(line, markup=False)
     big, small = (plan.players + 1) // 2, plan.players // 2
     console.print(
@@ -86,8 +86,9 @@ def render_plan(plan: GamePlan, file: TextIO) -> None:
     )
 
 
-def _dealing(cat: Catalogue | None, plan: GamePlan) -> list[str]:
-    """How to deal: linked cards, backups, and burying around the linked cards (seeds/003's Grey Ceremony)."""
+def dealing(cat: Catalogue | None, plan: GamePlan) -> list[str]:
+    """How to deal: linked cards, backups, and burying around the linked cards (seeds/003's Grey Ceremony).
+    (``plan`` prints it; the web panel's host page shows it beside the deck.)"""
     size = sum(plan.deck.values())
     linked = linked_groups(cat, plan.deck) if cat is not None else []
     lines = []

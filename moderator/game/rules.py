@@ -74,6 +74,14 @@ class GamePlan:
         """True when the Gambler is in the deck (and so reveals first)."""
         return self.deck.get("gambler", 0) > 0
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GamePlan:
+        """The plan ``to_dict`` gave (as a saved game holds it)."""
+        return cls(players=data["players"], rounds=tuple(RoundSpec(**r) for r in data["rounds"]),
+                   deck=dict(data["deck"]), color_share=data["color_share"], buried=data["buried"],
+                   hostage_table=data["hostage_table"], givesy_backsies=data.get("givesy_backsies", "en"),
+                   preset=data.get("preset"), characters=tuple(data.get("characters", ())))
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the plan."""
         return {
