@@ -78,7 +78,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> int:
     """Play ``scenario`` with the output options in ``args``."""
-    grammar = load_grammar("en")  # commands are English-only for now; --lang picks what is said
+    game = getattr(scenario, "game", "two_rooms")  # a Room 25 scenario has its own grammar and engine
+    if game != "two_rooms" and (args.audio_out is not None or args.echo is not None):
+        raise UsageError(f"{scenario.source}: --audio-out and --echo are not available for {game} yet; "
+                         "its events and transcript are")
+    grammar = load_grammar("en", game)  # commands are English-only for now; --lang picks what is said
     catalog = load_catalog(args.lang)
     events_path = args.events
     check_audio_out(args.audio_out)
@@ -118,7 +122,8 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
             delivery.append(_voice_delivery(engine, scenario, args, voice))
 
     try:
-        engine = run_scenario(scenario, grammar=grammar, catalog=catalog, listeners=[write], setup=setup,
+        run = run_scenario if game == "two_rooms" else _room25_runner()
+        engine = run(scenario, grammar=grammar, catalog=catalog, listeners=[write], setup=setup,  # type: ignore[arg-type]
                      schedule=schedule_from(args),
                      deliver=(lambda engine, clock, step: delivery[0](engine, clock, step)) if spoken else None,
                      between=(lambda engine, clock, t: delivery[0].fill(engine, clock, t)) if spoken else None)
@@ -141,6 +146,12 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
             print(f"wrote {args.audio_out}/roomA.wav, roomB.wav ({timeline.end - timeline.t0:.0f} s each), "
                   "timeline.json, events.jsonl, transcript.txt", file=env.stdout)
     return 0
+
+
+def _room25_runner() -> Any:
+    from moderator.room25.scenario import run_room25
+
+    return run_room25
 
 
 def _give_voice(engine: Engine, args: argparse.Namespace, env: Environment) -> tuple[Voice, TimelineOut | None]:

@@ -51,11 +51,7 @@ def briefing(eng: Room25Engine) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _start(eng: Room25Engine, slots: dict[str, Any]) -> Apply:
-    def apply() -> None:
-        eng.fire("start")
-        turns.start_turn(eng, 1)
-
-    return apply
+    return eng.start_game
 
 
 def _programmed(eng: Room25Engine, slots: dict[str, Any]) -> Apply:

@@ -161,6 +161,11 @@ class Room25Engine:
             for key, slots in commands.briefing(self):
                 self.say(key, **slots)
 
+    def start_game(self) -> None:
+        """Turn 1 begins (what "start the game" does; a script that never says it starts at t=0)."""
+        self.fire("start")
+        turns.start_turn(self, 1)
+
     def handle_text(self, text: str, room: str | None = None, *, spoken: bool = False, host: bool = False) -> bool:
         """Parse a typed line or transcript and apply it. Returns True when accepted."""
         parsed = self.grammar.parse(text, self.state.players)
