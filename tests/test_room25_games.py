@@ -223,7 +223,7 @@ def test_undo_takes_back_the_last_change_of_the_phase(tmp_path: Path) -> None:
     ({"players": ["Ann", "Ben", "Cal"]}, "for 4 to 8 characters, not 3"),
     ({"mode": "cooperation"}, "cooperation mode has no guards"),
     ({"mode": "cooperation", "guards": None, "players": EIGHT}, "stops at 6 characters"),
-    ({"guards": 3}, "--guards 1 or 2"),
+    ({"guards": 3}, "--guards 1 or 2 (one to two guards, seeds/004), not 3"),
 ])
 def test_a_bad_room25_scenario_is_one_clear_error(tmp_path: Path, change: dict[str, Any], message: str) -> None:
     scenario = {**game("suspicion", ["Ann", "Ben", "Cal", "Dan"], ["done"], guards=1), **change}

@@ -233,6 +233,12 @@ class Room25Engine:
         """Seconds left to program, when the programming timer runs (or is paused)."""
         return self.programming.time_left()
 
+    def view_text(self, *, width: int = 100, color: bool = False, alerts: list[str] | None = None) -> str:
+        """The live view for the terminal (``status``, and the prompt's toolbar)."""
+        from moderator.room25.play import view_text
+
+        return view_text(self, width=width, color=color, alerts=alerts)
+
     def snapshot(self) -> dict[str, Any]:
         """The state to journal."""
         return self.state.to_dict()

@@ -68,7 +68,8 @@ def plan_for(mode: str, players: int, guards: int | None, programming_seconds: i
     if mode == "cooperation" and guards is not None:
         raise UsageError("cooperation mode has no guards (seeds/004): leave out --guards, or play --mode suspicion")
     if mode == "suspicion" and guards not in GUARDS:
-        raise UsageError(f"suspicion mode needs --guards 1 or 2 (one to two guards, seeds/004), got {guards}")
+        got = "" if guards is None else f", not {guards}"
+        raise UsageError(f"suspicion mode needs --guards 1 or 2 (one to two guards, seeds/004){got}")
     table = COUNTDOWN[mode]
     if players not in table:
         lo, hi = min(table), max(table)

@@ -1,0 +1,155 @@
+"""``moderator play --game room25``: a live Room 25 game through the same live loop (``LiveGame``), keyboard and
+table microphone (``--mic``) as Two Rooms, saved after every change. Announcements are printed; speakers and
+``--resume`` are not available for Room 25 yet (docs/decisions.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from moderator.adapters.clock import SystemClock
+from moderator.env import Environment
+from moderator.errors import JournalError, UsageError
+from moderator.journal import Journal, Saved, default_path
+from moderator.live import LiveGame
+from moderator.mics import make_listener
+from moderator.outputs import device_options
+from moderator.play import EventLog
+from moderator.ports import Clock
+from moderator.room25.engine import Room25Engine
+from moderator.room25.rules import check_players, plan_for
+from moderator.room25.state import Room25State
+from moderator.roster import load_roster, parse_names
+from moderator.settings import LiveTiming
+from moderator.speech.catalog import load_catalog
+from moderator.speech.grammar import load_grammar
+
+
+def add_options(p: argparse.ArgumentParser) -> None:
+    """``--game`` and Room 25's set-up options."""
+    p.add_argument("--game", choices=("two_rooms", "room25"), default="two_rooms",
+                   help="which game to moderate (default two_rooms); room25 is Room 25 (see the README)")
+    p.add_argument("--mode", choices=("suspicion", "cooperation"), help="Room 25: the game mode")
+    p.add_argument("--guards", type=int, help="Room 25, suspicion mode: 1 or 2 guards")
+    p.add_argument("--programming-seconds", type=int, metavar="S",
+                   help="Room 25: a timer for each programming phase, with a spoken countdown (default: no timer)")
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Room 25's options go with ``--game room25`` only."""
+    if args.game != "room25":
+        for option in ("mode", "guards", "programming_seconds"):
+            if getattr(args, option) is not None:
+                raise UsageError(f"--{option.replace('_', '-')} is a Room 25 option: add --game room25")
+
+
+def run_room25(args: argparse.Namespace, env: Environment) -> int:
+    """Start a Room 25 game and run it until the result, 'quit' or the end of input."""
+    if args.resume:
+        raise UsageError("--resume is not available for Room 25 yet: start a new game (--new keeps the saved one)")
+    if args.mode is None:
+        raise UsageError("Room 25 needs --mode suspicion (with --guards 1 or 2) or --mode cooperation")
+    devices = device_options(args)
+    if devices.room_a_in is not None or devices.room_b_in is not None or devices.speakers or devices.audio_out:
+        raise UsageError("Room 25 is played at one table: give one microphone with --mic; speakers and --audio-out "
+                         "are not available for it yet (the announcements are printed)")
+    names = _roster(args)
+    plan = plan_for(args.mode, len(names), args.guards, args.programming_seconds)
+    journal = Journal(args.state or default_state())
+    journal.lock()
+    try:
+        return _play(args, env, journal, Room25Engine.new(plan, names, clock=SystemClock(),
+                                                          grammar=load_grammar("en", "room25"),
+                                                          catalog=load_catalog(args.lang)))
+    finally:
+        journal.unlock()
+
+
+def _roster(args: argparse.Namespace) -> list[str]:
+    if args.roster:
+        return check_players(load_roster(args.roster, counted=False), source=str(args.roster))
+    if args.players:
+        return check_players(parse_names(args.players), source="--players")
+    raise UsageError("say who plays: --players Ann,Ben,... or --roster FILE")
+
+
+def _claim(journal: Journal, new: bool) -> bool:
+    """A saved game is never replaced silently: a finished Room 25 game is, anything else needs --new."""
+    if not journal.exists():
+        return False
+    try:
+        import json
+
+        finished = json.loads(journal.path.read_text(encoding="utf-8"))["state"]["machine"] == "result"
+    except (OSError, ValueError, KeyError, TypeError):
+        finished = False
+    if finished or new:
+        return not finished
+    raise JournalError(f"a game is saved in {journal.path}; Room 25 games cannot be resumed yet: add --new to start "
+                       "another (the saved one is kept beside it, renamed with the date and time)")
+
+
+def _play(args: argparse.Namespace, env: Environment, journal: Journal, engine: Room25Engine) -> int:
+    from moderator.commands.play import _hear, _pipe_loop, _print_event, _tty_loop
+
+    journal.remove_leftovers()
+    replacing = _claim(journal, args.new)
+    clock = engine.clock
+    hearing = _hear(args, env, clock, engine.grammar, engine.state.players)
+    listener = make_listener(engine, hearing[0].recognizer, (None,), None, wake_word=args.wake_word) \
+        if hearing else None  # type: ignore[arg-type]
+
+    def build(saved: Saved, clock: Clock) -> Room25Engine:
+        return Room25Engine(Room25State.from_dict(saved.state), clock=clock, grammar=engine.grammar,
+                            catalog=engine.catalog)
+
+    log = EventLog(args.events, warn=env.log) if args.events else None
+    sinks: list[Any] = [lambda e: _print_event(e, env), *([log] if log else [])]
+    game = LiveGame(engine, journal, epoch=clock.epoch, lang=args.lang, events=args.events,  # type: ignore[arg-type, attr-defined]
+                    rebuild=build, sinks=sinks, mics=hearing[0].mics if hearing else None,  # type: ignore[arg-type]
+                    listener=listener, timing=LiveTiming(), err=env.stderr, options={"game": "room25"})
+    if replacing:
+        print(f"(the earlier game is kept in {journal.back_up()})", file=env.stdout)
+    engine.begin()
+    if hearing:
+        print(f"(listening: the table's microphone, with {hearing[0].recognizer.name}; typed commands work too)",
+              file=env.stdout)
+    game.save()
+    try:
+        if env.interactive:
+            asyncio.run(_tty_loop(game, env))
+        else:
+            _pipe_loop(game, env)
+    finally:
+        game.close()
+        if log is not None:
+            log.close()
+        for h in hearing:
+            h.mics.close()
+    print("Game over. Thanks for playing!" if game.finished else
+          f"Game saved in {journal.path} (Room 25 games cannot be resumed yet).", file=env.stdout)
+    return 0
+
+
+def view_text(engine: Room25Engine, *, width: int = 100, color: bool = False, alerts: list[str] | None = None) -> str:
+    """The live view of a Room 25 game: the phase, the turn order, who is called, Room 25, the dead."""
+    s = engine.state
+    head = f"Room 25 · {s.plan['mode']} · turn {s.turn} of {s.turns} · {engine.leaf().replace('_', ' ')}"
+    if (left := engine.time_left()) is not None:
+        head += f" · {int(left + 0.999)} s to program"
+    if s.winner:
+        head += f" · {s.winner.upper()} WIN ({s.reason})"
+    lines = [*(f"! {a}" for a in alerts or []), head, f"order: {', '.join(s.order) or '-'}"]
+    if s.acting:
+        lines.append(f"called: {s.acting[0]}")
+    lines.append(f"Room 25: {', '.join(s.in_room25) or '-'}   dead: {', '.join(s.dead) or '-'}")
+    if s.pending:
+        lines.append(f"must reveal: {', '.join(p for p, _ in s.pending)}")
+    return "\n".join(line[:width] for line in lines)
+
+
+def default_state() -> Path:
+    """Where a Room 25 game is saved without --state."""
+    return default_path().with_name("room25.json")
