@@ -38,14 +38,14 @@ def briefing(eng: Room25Engine) -> list[tuple[str, dict[str, Any]]]:
     """What the moderator says before the first turn: the game, the countdown, the tiles, the first look."""
     plan, s = eng.state.plan, eng.state
     said: list[tuple[str, dict[str, Any]]] = [
-        (f"room25.briefing.{plan['mode']}", {"players": len(s.players), "turns": plan["turns"],
+        (f"room25.briefing.{plan['mode']}", {"characters": len(s.players), "turns": plan["turns"],
                                               "guards": plan["guards"]}),
         ("room25.setup.start", {}),
     ]
     if plan["tiles"]:
         said.append((plan["tiles"], {}))
     else:
-        said.append(("room25.tiles.none", {"players": len(s.players)}))
+        said.append(("room25.tiles.none", {"characters": len(s.players)}))
     said += [("room25.setup.first_look", {}), ("room25.setup.order", {"order": eng.names(s.order)})]
     return said
 
