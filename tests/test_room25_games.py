@@ -234,3 +234,21 @@ def test_a_bad_room25_scenario_is_one_clear_error(tmp_path: Path, change: dict[s
     assert main(["simulate", str(path), "--quiet"], env=env) == 1
     err = env.stderr.getvalue().strip()
     assert message in err and str(path) in err and len(err.splitlines()) == 1
+
+
+def test_with_a_voice_turn_1_starts_after_the_briefing_and_the_game_is_the_same(tmp_path: Path) -> None:
+    """``--audio-out``: the moderator speaks at the one table (both outputs); the clock starts earlier by the
+    briefing's length, so turn 1 still starts at 0 and the script's times keep their meaning."""
+    scenario = game("suspicion", ["Ann", "Ben", "Cal", "Dan"], [
+        "everyone programmed", "done", "Ben was killed", "done", "done", "done", "done", "done", "Dan is dead",
+        "Ben is a prisoner", "Dan is a prisoner"], guards=1)
+    typed = simulate(tmp_path, scenario)
+    spoken = simulate(tmp_path, scenario, "--audio-out", str(tmp_path / "audio"))
+    kept = ("turn_start", "phase", "tracked", "reveal_required", "revealed", "result", "command", "rejected")
+    assert [{k: v for k, v in e.items() if k != "t"} for e in spoken if e["type"] in kept] == \
+        [{k: v for k, v in e.items() if k != "t"} for e in typed if e["type"] in kept]
+    assert abs(of(spoken, "turn_start")[0]["t"]) < 0.01
+    assert of(spoken, "announce")[0]["t"] < -10  # the briefing, before turn 1
+    said = of(spoken, "spoken")
+    assert {e["room"] for e in said} == {"A", "B"} and said[-1]["key"] == "room25.result.two_prisoners_killed"
+    assert (tmp_path / "audio" / "roomA.wav").stat().st_size > 100_000

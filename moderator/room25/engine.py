@@ -16,7 +16,7 @@ from moderator.game import events
 from moderator.game.actions import Refusal
 from moderator.game.statechart import SEP, Statechart, load_statechart
 from moderator.ports import Announcer, Clock
-from moderator.room25 import commands, turns
+from moderator.room25 import commands, timer, turns
 from moderator.room25.events import Outcome
 from moderator.room25.rules import Plan
 from moderator.room25.state import Room25State
@@ -29,6 +29,8 @@ Event = dict[str, Any]
 Listener = Callable[[Event], None]
 #: Where every announcement and command of the one table goes (the contract's room names).
 TABLE = "both"
+#: While the moderator's next words are still being synthesized, how often turn 1 checks whether it may start.
+_RECHECK = 0.5
 
 
 class _Flow:
@@ -162,9 +164,21 @@ class Room25Engine:
                 self.say(key, **slots)
 
     def start_game(self) -> None:
-        """Turn 1 begins (what "start the game" does; a script that never says it starts at t=0)."""
-        self.fire("start")
-        turns.start_turn(self, 1)
+        """ "start the game": turn 1 begins as soon as the moderator has said the briefing (with a voice that knows
+        when it will be quiet, ``idle_at()``: a timer then; without one, now)."""
+        self.timers.cancel("start")
+        idle_at = getattr(self.announcer, "idle_at", None)
+        at = None if idle_at is None else idle_at()
+        if at is None or at <= self.now() + 1e-6:
+            self.fire("start")
+            turns.start_turn(self, 1)
+        else:  # still speaking, or still rendering (inf): try again then
+            self.timers.at(at if at != float("inf") else self.now() + _RECHECK, "start", group="start")
+
+    def briefing_seconds(self, speaker: Any) -> float:
+        """How long the briefing keeps a quiet table busy (``Speaker.measure`` of each of its phrases): a script's
+        times count from turn 1, which starts after it."""
+        return sum(speaker.measure(key, self.text(key, **slots)) for key, slots in commands.briefing(self))
 
     def handle_text(self, text: str, room: str | None = None, *, spoken: bool = False, host: bool = False) -> bool:
         """Parse a typed line or transcript and apply it. Returns True when accepted."""
@@ -225,13 +239,28 @@ class Room25Engine:
         while (timer := self.timers.pop_next(self.clock.now() + lead)) is not None:
             self._scheduled = timer.due
             try:
-                self.programming.on_timer(timer)
+                if timer.name != "start":
+                    self.programming.on_timer(timer)
+                elif self.in_state("briefing"):
+                    self.start_game()
             finally:
                 self._scheduled = None
 
     def time_left(self) -> float | None:
         """Seconds left to program, when the programming timer runs (or is paused)."""
         return self.programming.time_left()
+
+    def setup_phrases(self) -> list[str]:
+        """What can be rendered before the game: the briefing, the timer's cues, each player's calls, and every
+        Room 25 phrase without slots (``Voice.prerender``)."""
+        s, catalog = self.state, self.catalog
+        texts = [self.text(key, **slots) for key, slots in commands.briefing(self)]
+        texts += [self.text("room25.timer.count", n=n) for n in timer.COUNTDOWN]
+        texts += [self.text("room25.timer.left", time=catalog.duration(w)) for w in timer.WARNINGS]
+        texts += [self.text(key, player=p) for p in s.players for key in turns.CALLS.values()]
+        texts += [text for key, text in catalog.phrases.items() if key.startswith("room25.") and "{" not in text
+                  and not key.startswith(("room25.action.", "room25.situation.", "room25.example."))]
+        return list(dict.fromkeys(texts))
 
     def view_text(self, *, width: int = 100, color: bool = False, alerts: list[str] | None = None) -> str:
         """The live view for the terminal (``status``, and the prompt's toolbar)."""

@@ -1,6 +1,6 @@
 """``moderator play --game room25``: a live Room 25 game through the same live loop (``LiveGame``), keyboard and
-table microphone (``--mic``) as Two Rooms, saved after every change. Announcements are printed; speakers and
-``--resume`` are not available for Room 25 yet (docs/decisions.md)."""
+table microphone (``--mic``) and voice (the table's speaker is room A's, ``--room-a-out``; or ``--audio-out``) as
+Two Rooms, saved after every change. ``--resume`` is not available for Room 25 yet (docs/decisions.md)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from moderator.env import Environment
 from moderator.errors import JournalError, UsageError
 from moderator.journal import Journal, Saved, default_path
 from moderator.live import LiveGame
-from moderator.mics import make_listener
 from moderator.outputs import device_options
 from moderator.play import EventLog
 from moderator.ports import Clock
@@ -52,9 +51,10 @@ def run_room25(args: argparse.Namespace, env: Environment) -> int:
     if args.mode is None:
         raise UsageError("Room 25 needs --mode suspicion (with --guards 1 or 2) or --mode cooperation")
     devices = device_options(args)
-    if devices.room_a_in is not None or devices.room_b_in is not None or devices.speakers or devices.audio_out:
-        raise UsageError("Room 25 is played at one table: give one microphone with --mic; speakers and --audio-out "
-                         "are not available for it yet (the announcements are printed)")
+    if devices.room_a_in is not None or devices.room_b_in is not None or devices.room_b_out is not None \
+            or devices.split_stereo is not None:
+        raise UsageError("Room 25 is played at one table: give its microphone with --mic and its speaker with "
+                         "--room-a-out (or --audio-out DIR)")
     names = _roster(args)
     plan = plan_for(args.mode, len(names), args.guards, args.programming_seconds)
     journal = Journal(args.state or default_state())
@@ -92,14 +92,15 @@ def _claim(journal: Journal, new: bool) -> bool:
 
 
 def _play(args: argparse.Namespace, env: Environment, journal: Journal, engine: Room25Engine) -> int:
-    from moderator.commands.play import _hear, _pipe_loop, _print_event, _tty_loop
+    from moderator.commands.play import _hear, _listen, _pipe_loop, _print_event, _speak, _tty_loop
 
     journal.remove_leftovers()
     replacing = _claim(journal, args.new)
     clock = engine.clock
     hearing = _hear(args, env, clock, engine.grammar, engine.state.players)
-    listener = make_listener(engine, hearing[0].recognizer, (None,), None, wake_word=args.wake_word) \
-        if hearing else None  # type: ignore[arg-type]
+    timing = LiveTiming()
+    voice = _speak(engine, args, env, None, timing)  # type: ignore[arg-type]  (the table's speaker: room A's)
+    listeners = _listen(engine, hearing, args, env, voice)  # type: ignore[arg-type]
 
     def build(saved: Saved, clock: Clock) -> Room25Engine:
         return Room25Engine(Room25State.from_dict(saved.state), clock=clock, grammar=engine.grammar,
@@ -108,8 +109,9 @@ def _play(args: argparse.Namespace, env: Environment, journal: Journal, engine: 
     log = EventLog(args.events, warn=env.log) if args.events else None
     sinks: list[Any] = [lambda e: _print_event(e, env), *([log] if log else [])]
     game = LiveGame(engine, journal, epoch=clock.epoch, lang=args.lang, events=args.events,  # type: ignore[arg-type, attr-defined]
-                    rebuild=build, sinks=sinks, mics=hearing[0].mics if hearing else None,  # type: ignore[arg-type]
-                    listener=listener, timing=LiveTiming(), err=env.stderr, options={"game": "room25"})
+                    rebuild=build, sinks=sinks, voice=voice, mics=hearing[0].mics if hearing else None,
+                    listener=listeners[0] if listeners else None, timing=timing, err=env.stderr,
+                    options={"game": "room25"})
     if replacing:
         print(f"(the earlier game is kept in {journal.back_up()})", file=env.stdout)
     engine.begin()
