@@ -40,11 +40,21 @@ def test_a_typed_game_runs_through_the_live_loop_to_its_result(tmp_path: Path) -
     assert saved["state"]["machine"] == "result" and saved["state"]["plan"]["game"] == "room25"
 
 
-def test_an_unfinished_game_is_not_replaced_without_new(tmp_path: Path) -> None:
+def test_an_unfinished_game_is_not_replaced_without_new_and_resumes(tmp_path: Path) -> None:
     args = ("--mode", "cooperation", "--players", FOUR)
-    assert play(tmp_path, *args, lines="start the game\n")[0] == 0
+    assert play(tmp_path, *args, lines="start the game\nAnn programmed\nBen reached room 25\n")[0] == 0
     code, env = play(tmp_path, *args)
-    assert code == 1 and "add --new" in env.stderr.getvalue()
+    assert code == 1 and "add --new" in env.stderr.getvalue() and "--game room25 --resume" in env.stderr.getvalue()
+    code, env = play(tmp_path, "--resume", lines="Ann programmed\neveryone programmed\nstatus\n")
+    out = env.stdout.getvalue()
+    assert code == 0, env.stderr.getvalue()
+    assert "[both] The game is back after an interruption." in out and "Turn 1 of 8: 8 turns left" in out
+    assert "[both] Ann already programmed." in out and "[both] Ann, your first action." in out
+    assert "Room 25: Ben" in out  # the view ("status"): what was tracked before the stop
+    # A Two Rooms "play --resume" finds the Room 25 game too.
+    env = Environment(stdin=io.StringIO("done\n"), stdout=io.StringIO(), stderr=io.StringIO())
+    assert main(["play", "--resume", "--state", str(tmp_path / "game.json")], env=env) == 0
+    assert "[both] Ben, your first action." in env.stdout.getvalue()
     code, env = play(tmp_path, *args, "--new")
     assert code == 0 and "the earlier game is kept in" in env.stdout.getvalue()
 
@@ -55,8 +65,9 @@ def test_an_unfinished_game_is_not_replaced_without_new(tmp_path: Path) -> None:
     (("--mode", "cooperation", "--players", "A,B,C,D,E,F,G"), 1, "stops at 6 characters"),
     (("--mode", "suspicion", "--players", FOUR), 2, "needs --guards 1 or 2"),
     (("--players", FOUR), 2, "needs --mode"),
-    (("--mode", "suspicion", "--guards", "1", "--players", FOUR, "--room-a-in", "1"), 2, "one microphone with --mic"),
-    (("--mode", "suspicion", "--guards", "1", "--resume"), 2, "--resume is not available for Room 25 yet"),
+    (("--mode", "suspicion", "--guards", "1", "--players", FOUR, "--room-a-in", "1"), 2, "its microphone with --mic"),
+    (("--mode", "suspicion", "--guards", "1", "--resume"), 2, "leave out --mode, --guards"),
+    (("--resume",), 1, "there is no saved game"),
 ])
 def test_bad_set_ups_are_one_clear_line(tmp_path: Path, args: tuple[str, ...], status: int,
                                         message: str | None) -> None:

@@ -175,6 +175,11 @@ class Room25Engine:
         else:  # still speaking, or still rendering (inf): try again then
             self.timers.at(at if at != float("inf") else self.now() + _RECHECK, "start", group="start")
 
+    def resumed(self) -> None:
+        """A game resumed from its save: say where it is (the turn, the programming time), and who plays now."""
+        commands.check(self, "time", {})()
+        turns.remind(self)
+
     def briefing_seconds(self, speaker: Any) -> float:
         """How long the briefing keeps a quiet table busy (``Speaker.measure`` of each of its phrases): a script's
         times count from turn 1, which starts after it."""

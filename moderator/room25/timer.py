@@ -50,7 +50,8 @@ class ProgrammingClock:
         if deadline is None or seconds is None:
             return
         for left in cues(seconds):
-            if deadline - left >= self.eng.clock.now() - 1e-6:
+            # Time's up is always due (at once, for a game resumed after its deadline); a passed cue is not said.
+            if left == 0 or deadline - left >= self.eng.clock.now() - 1e-6:
                 self.timers.at(deadline - left, "programming", group=GROUP, data=left)
 
     def stop(self) -> None:
