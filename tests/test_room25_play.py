@@ -82,3 +82,19 @@ def test_room25_options_need_the_game(tmp_path: Path) -> None:
     env = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
     assert main(["play", "--mode", "suspicion", "--players", "A,B,C,D,E,F"], env=env) == 2
     assert "--mode is a Room 25 option: add --game room25" in env.stderr.getvalue()
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("machine", "turn.nowhere", "state.machine: 'turn.nowhere' is not a state of Room 25"),
+    ("dead", ["Zed"], "state.dead: must list players of the game"),
+    ("turn", 11, "state.turn: must be 0 to 10"),
+])
+def test_a_damaged_room25_save_is_refused_naming_the_field(tmp_path: Path, field: str, value: object,
+                                                           message: str) -> None:
+    assert play(tmp_path, "--mode", "suspicion", "--guards", "1", "--players", FOUR, lines="start the game\n")[0] == 0
+    path = tmp_path / "game.json"
+    data = json.loads(path.read_text())
+    data["state"][field] = value
+    path.write_text(json.dumps(data))
+    code, env = play(tmp_path, "--resume")
+    assert code == 1 and message in env.stderr.getvalue() and "damaged" in env.stderr.getvalue()

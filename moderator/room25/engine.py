@@ -16,7 +16,7 @@ from moderator.game import events
 from moderator.game.actions import Refusal
 from moderator.game.statechart import SEP, Statechart, load_statechart
 from moderator.ports import Announcer, Clock
-from moderator.room25 import commands, timer, turns
+from moderator.room25 import commands, timer, turns, view
 from moderator.room25.events import Outcome
 from moderator.room25.rules import Plan
 from moderator.room25.state import Room25State
@@ -269,9 +269,7 @@ class Room25Engine:
 
     def view_text(self, *, width: int = 100, color: bool = False, alerts: list[str] | None = None) -> str:
         """The live view for the terminal (``status``, and the prompt's toolbar)."""
-        from moderator.room25.play import view_text
-
-        return view_text(self, width=width, color=color, alerts=alerts)
+        return view.view_text(self, width=width, color=color, alerts=alerts)
 
     def snapshot(self) -> dict[str, Any]:
         """The state to journal."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +103,6 @@ def _claim(journal: Journal, new: bool) -> bool:
     if not journal.exists():
         return False
     try:
-        import json
-
         finished = json.loads(journal.path.read_text(encoding="utf-8"))["state"]["machine"] == "result"
     except (OSError, ValueError, KeyError, TypeError):
         finished = False
@@ -163,23 +162,6 @@ def _play(args: argparse.Namespace, env: Environment, journal: Journal, engine: 
     print("Game over. Thanks for playing!" if game.finished else
           f"Game saved. Continue with: moderator play --game room25 --resume --state {journal.path}", file=env.stdout)
     return 0
-
-
-def view_text(engine: Room25Engine, *, width: int = 100, color: bool = False, alerts: list[str] | None = None) -> str:
-    """The live view of a Room 25 game: the phase, the turn order, who is called, Room 25, the dead."""
-    s = engine.state
-    head = f"Room 25 · {s.plan['mode']} · turn {s.turn} of {s.turns} · {engine.leaf().replace('_', ' ')}"
-    if (left := engine.time_left()) is not None:
-        head += f" · {int(left + 0.999)} s to program"
-    if s.winner:
-        head += f" · {s.winner.upper()} WIN ({s.reason})"
-    lines = [*(f"! {a}" for a in alerts or []), head, f"order: {', '.join(s.order) or '-'}"]
-    if s.acting:
-        lines.append(f"called: {s.acting[0]}")
-    lines.append(f"Room 25: {', '.join(s.in_room25) or '-'}   dead: {', '.join(s.dead) or '-'}")
-    if s.pending:
-        lines.append(f"must reveal: {', '.join(p for p, _ in s.pending)}")
-    return "\n".join(line[:width] for line in lines)
 
 
 def default_state() -> Path:

@@ -13,6 +13,9 @@ from moderator.room25.rules import GAME, plan_for
 from moderator.room25.state import Room25State
 from moderator.save_check import Invalid
 
+#: Where a saved game keeps its state (field names below are dotted from it, as save_check names them).
+_STATE = "state"
+
 
 def is_room25(state: Any) -> bool:
     """True when a saved game's state is a Room 25 game's."""
@@ -40,19 +43,19 @@ def check_state(state: dict[str, Any], options: Any) -> None:
         raise Invalid("state", f"unknown field(s) {', '.join(map(str, unknown))}")
     players = state.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
-        raise Invalid("state.players", "must be a list of names")
+        raise Invalid(f"{_STATE}.players", "must be a list of names")
     plan = state["plan"]
     try:
         plan_for(plan.get("mode"), len(players), plan.get("guards") or None, plan.get("programming_seconds"))
     except ModeratorError as exc:
-        raise Invalid("state.plan", str(exc)) from None
+        raise Invalid(f"{_STATE}.plan", str(exc)) from None
     for name in ("order", "programmed", "adrenaline", "acting", "dead", "in_room25"):
         value = state.get(name, [])
         if not isinstance(value, list) or any(p not in players for p in value):
-            raise Invalid(f"state.{name}", "must list players of the game")
+            raise Invalid(f"{_STATE}.{name}", "must list players of the game")
     machine = state.get("machine")
     if machine not in load_statechart(GAME).state_names():
-        raise Invalid("state.machine", f"{machine!r} is not a state of Room 25")
+        raise Invalid(f"{_STATE}.machine", f"{machine!r} is not a state of Room 25")
     turn = state.get("turn", 0)
     if not isinstance(turn, int) or not 0 <= turn <= plan["turns"]:
-        raise Invalid("state.turn", f"must be 0 to {plan['turns']}")
+        raise Invalid(f"{_STATE}.turn", f"must be 0 to {plan['turns']}")
