@@ -252,3 +252,23 @@ def test_with_a_voice_turn_1_starts_after_the_briefing_and_the_game_is_the_same(
     said = of(spoken, "spoken")
     assert {e["room"] for e in said} == {"A", "B"} and said[-1]["key"] == "room25.result.two_prisoners_killed"
     assert (tmp_path / "audio" / "roomA.wav").stat().st_size > 100_000
+
+
+def test_the_engine_offers_what_the_shared_loops_use() -> None:
+    """What ``LiveGame``, the listening loop, the voice and ``simulate`` call on an engine, Room 25's has too."""
+    from moderator.adapters.clock import VirtualClock
+    from moderator.room25.engine import Room25Engine
+    from moderator.room25.rules import plan_for
+    from moderator.speech.catalog import load_catalog
+    from moderator.speech.grammar import load_grammar
+
+    engine = Room25Engine.new(plan_for("cooperation", 4, None), ["Ann", "Ben", "Cal", "Dan"], clock=VirtualClock(),
+                              grammar=load_grammar("en", "room25"), catalog=load_catalog("en"))
+    for name in ("clock", "grammar", "catalog", "announcer", "version", "last_t", "emit", "subscribe", "handle",
+                 "handle_text", "tick", "next_due", "in_state", "allowed_intents", "snapshot", "phase", "say",
+                 "begin", "start_game", "time_left", "setup_phrases", "briefing_seconds", "view_text"):
+        assert hasattr(engine, name), name
+    assert engine.state.rooms == {} and engine.state.players == ["Ann", "Ben", "Cal", "Dan"]
+    assert "deck" not in engine.state.plan  # the listening loop narrows cards only for a game with a deck
+    engine.begin()
+    assert engine.allowed_intents() == ["start", "time", "repeat", "help"]
