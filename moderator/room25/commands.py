@@ -154,7 +154,8 @@ def _repeat(eng: Room25Engine, slots: dict[str, Any]) -> Apply:
 def _help(eng: Room25Engine, slots: dict[str, Any]) -> Apply:
     def apply() -> None:
         useful = [i for i in eng.allowed_intents() if i not in ("time", "repeat", "help", "undo")][:5]
-        eng.say("room25.help", commands=[eng.text(f"room25.example.{i}") for i in useful])
+        player = (eng.state.order or eng.state.players)[0]  # the examples name someone of this game
+        eng.say("room25.help", commands=[eng.text(f"room25.example.{i}", player=player) for i in useful])
 
     return apply
 
