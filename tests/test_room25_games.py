@@ -272,3 +272,18 @@ def test_the_engine_offers_what_the_shared_loops_use() -> None:
     assert "deck" not in engine.state.plan  # the listening loop narrows cards only for a game with a deck
     engine.begin()
     assert engine.allowed_intents() == ["start", "time", "repeat", "help"]
+
+
+@pytest.mark.parametrize(("mode", "characters", "guards", "turns", "tiles"), [
+    ("suspicion", 4, 1, 10, "room25.tiles.suspicion_4_5"), ("suspicion", 5, 2, 10, "room25.tiles.suspicion_4_5"),
+    ("suspicion", 6, 1, 10, "room25.tiles.suspicion_6"), ("suspicion", 7, 2, 9, "room25.tiles.none"),
+    ("suspicion", 8, 2, 8, "room25.tiles.none"), ("cooperation", 4, None, 8, "room25.tiles.none"),
+    ("cooperation", 5, None, 7, "room25.tiles.none"), ("cooperation", 6, None, 6, "room25.tiles.none"),
+])
+def test_the_set_up_follows_the_seed(tmp_path: Path, mode: str, characters: int, guards: int | None, turns: int,
+                                     tiles: str) -> None:
+    events = simulate(tmp_path, game(mode, EIGHT[:characters], [], guards=guards))
+    said = [e["key"] for e in of(events, "announce")]
+    assert said[:6] == [f"room25.briefing.{mode}", "room25.setup.start", tiles, "room25.setup.first_look",
+                        "room25.setup.order", "room25.turn.start"]
+    assert of(events, "turn_start")[0]["turns_left"] == turns
