@@ -86,6 +86,7 @@ def test_canonical_commands_are_heard_as_said(tmp_path: Path, voice: str) -> Non
         if not (isinstance(got, Parsed) and isinstance(want, Parsed) and (got.intent, got.slots) == (
                 want.intent, want.slots)):
             misses.append(f"{line!r} -> {heard.text!r} ({heard.confidence:.2f})")
-    # A bare "done" is the one short word flite's slt says too quickly to be sure of (the voice test says "I am
-    # done"): at most one miss.
+    # One bare short word may be lost (measured: slt loses "done", rms "undo", each rejected, never misheard; the
+    # voice test says "I am done"): at most one miss.
+    print(f"\n{voice}: {len(CANONICAL) - len(misses)} of {len(CANONICAL)}", *misses, sep="\n  ")
     assert len(misses) <= 1, misses
