@@ -98,3 +98,11 @@ def test_a_damaged_room25_save_is_refused_naming_the_field(tmp_path: Path, field
     path.write_text(json.dumps(data))
     code, env = play(tmp_path, "--resume")
     assert code == 1 and message in env.stderr.getvalue() and "damaged" in env.stderr.getvalue()
+
+
+def test_a_two_rooms_game_never_replaces_an_unfinished_room25_save(tmp_path: Path) -> None:
+    assert play(tmp_path, "--mode", "cooperation", "--players", FOUR, lines="start the game\n")[0] == 0
+    env = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
+    code = main(["play", "--players", "A1,B1,C1,D1,E1,F1", "--state", str(tmp_path / "game.json")], env=env)
+    assert code == 1
+    assert "an unfinished game is saved" in env.stderr.getvalue() and "Room 25, turn 1 of 8" in env.stderr.getvalue()
