@@ -226,7 +226,6 @@ class Room25Engine:
     def finish(self, winner: str, reason: str, *, trigger: str = "game_over") -> None:
         """The game is over: ``winner`` (prisoners or guards) for ``reason``."""
         self.programming.stop()
-        self.timers.cancel("")
         self.state.winner, self.state.reason, self.state.pending, self.state.acting = winner, reason, [], []
         self.fire(trigger)
         self.emit(Outcome(winner, reason, self.state.turn))
