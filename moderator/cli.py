@@ -82,6 +82,10 @@ def _play_journal(args: argparse.Namespace) -> Path | None:
         return None
     from moderator.journal import default_path
 
+    if args.state is None and getattr(args, "game", None) == "room25":
+        from moderator.room25.play import default_state
+
+        return default_state()
     return Path(args.state or default_path())
 
 

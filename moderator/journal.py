@@ -65,8 +65,13 @@ class Saved:
         """Which game this is, for a host who must decide about it: players, round, when it was last saved."""
         players = self.state["players"]
         names = ", ".join(players) if len(players) <= 10 else f"{', '.join(players[:8])} and {len(players) - 8} more"
-        number, rounds = self.state["round"], len(self.state["plan"]["rounds"])
-        where = f"round {number} of {rounds}" if number else "before round 1"
+        plan = self.state["plan"]
+        if plan.get("game") == "room25":  # another game's save (moderator/room25)
+            turn = self.state.get("turn", 0)
+            where = f"Room 25, turn {turn} of {plan['turns']}" if turn else "Room 25, before turn 1"
+        else:
+            number, rounds = self.state["round"], len(plan["rounds"])
+            where = f"round {number} of {rounds}" if number else "before round 1"
         when = datetime.fromtimestamp(self.epoch + self.saved_at).strftime("%Y-%m-%d %H:%M")
         return f"{len(players)} players: {names}; {where}; saved {when}"
 

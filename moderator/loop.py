@@ -55,6 +55,12 @@ WIDER_MAX_SECONDS = 3.5
 _ANY_ROOM = ("game_over", "prediction", "reveal", "result")
 
 
+def _deck(state: Any) -> frozenset[str] | None:
+    """The cards of the game's deck, for the recognizer to listen for (None: a game without cards, Room 25)."""
+    deck = state.plan.get("deck")
+    return None if deck is None else frozenset(deck)
+
+
 def over_the_moderator(heard: Transcript) -> Transcript:
     """What ``heard`` counts as when it was said over the moderator: a whole sentence of the grammar rejected
     only for a confidence from ``TALKED_OVER_CONFIDENCE`` up is taken (see there)."""
@@ -276,11 +282,13 @@ class Listener:
             roster: Sequence[str] = state.players
         else:
             roster = state.rooms[mic].members
-        numbers = max(len(room.members) for room in state.rooms.values()) if mic is None else len(roster)
+        # A game without rooms (Room 25: one table) counts its players.
+        numbers = max((len(room.members) for room in state.rooms.values()), default=len(state.players)) \
+            if mic is None else len(roster)
         listed = engine.hostages_due() if engine.in_state("hostages") else None
         if (numbers, listed) not in self._narrowed:
             self._narrowed[numbers, listed] = self.grammar.narrowed(numbers=numbers, max_listed=listed,
-                                                                    cards=frozenset(state.plan["deck"]))
+                                                                    cards=_deck(state))
         grammar = self._narrowed[numbers, listed]
         wanted = (grammar, tuple(roster), tuple(engine.allowed_intents()))
         if wanted != self._expecting[mic]:
@@ -295,7 +303,7 @@ class Listener:
         wide = self._wide.get(len(state.players))
         if wide is None:
             wide = self._wide[len(state.players)] = self.grammar.narrowed(
-                numbers=len(state.players), cards=frozenset(state.plan["deck"]))
+                numbers=len(state.players), cards=_deck(state))
         return wide
 
     def _players_part(self, mic: str | None, utterance: Utterance) -> np.ndarray | None:

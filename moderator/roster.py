@@ -52,9 +52,10 @@ def check_name(name: str, *, where: str, source: str, error: type[ModeratorError
     return name
 
 
-def load_roster(path: Path, *, force: bool = False) -> list[str]:
+def load_roster(path: Path, *, force: bool = False, counted: bool = True) -> list[str]:
     """Read a roster: a YAML/JSON list of names (or a mapping with ``players``), or plain text with one name
-    per line (or comma separated). ``force`` allows more than 30 players, as ``--force`` does."""
+    per line (or comma separated). ``force`` allows more than 30 players, as ``--force`` does; ``counted=False``
+    leaves the names unchecked, for a game with other counts (Room 25 checks its own)."""
     path = Path(path)
     with reading(path, RosterError):
         text = read_text(path, error=RosterError, what="roster", max_bytes=ROSTER_MAX_BYTES)
@@ -63,7 +64,7 @@ def load_roster(path: Path, *, force: bool = False) -> list[str]:
             names = _listed_names(_parse(text, path, as_json=suffix == ".json"), path)
         else:
             names = parse_names(text, source=str(path), error=RosterError)
-        return check_roster(names, source=str(path), force=force)
+        return check_roster(names, source=str(path), force=force) if counted else names
 
 
 def _parse(text: str, path: Path, *, as_json: bool) -> Any:

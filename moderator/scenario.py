@@ -32,6 +32,10 @@ _OPTION_TYPES: dict[str, type] = {
 }
 
 
+#: The games a scenario may play (``game:``; two_rooms when left out).
+GAMES = ("two_rooms", "room25")
+
+
 @dataclass(frozen=True)
 class Step:
     """One scripted line: said (or played) at a time, into a room's microphone."""
@@ -86,7 +90,13 @@ def scenario_from_dict(data: Any, *, source: str = "<data>", base: Path = Path("
 
     if not isinstance(data, dict):
         raise fail("expected a mapping with 'players' and 'steps'")
-    _no_unknown_keys(data, ("players", "rooms", "seed", "options", "steps", "name", "description", "cards",
+    if data.get("game", "two_rooms") not in GAMES:
+        raise fail(f"unknown game {shown(data['game'])}; known: {', '.join(GAMES)}")
+    if data.get("game") == "room25":
+        from moderator.room25.scenario import room25_from_dict
+
+        return room25_from_dict(data, source=source, base=base)  # type: ignore[return-value]
+    _no_unknown_keys(data, ("game", "players", "rooms", "seed", "options", "steps", "name", "description", "cards",
                             "buried"), "", fail)
     options = _options(data.get("options") or {}, fail)
     players = _players(data.get("players"), options.force, source)

@@ -38,8 +38,9 @@ class Voice:
     """The output, remembering what it played: the reference of echo cancellation."""
 
     def prerender(self, engine: Engine, schedule: Schedule) -> PrerenderReport:
-        """Render what is known before the game starts."""
-        texts = setup_phrases(engine.catalog, engine.state, schedule)
+        """Render what is known before the game starts (another game's engine lists its own: ``setup_phrases``)."""
+        own = getattr(engine, "setup_phrases", None)
+        texts = own() if own is not None else setup_phrases(engine.catalog, engine.state, schedule)
         return self.cache.prerender(texts, self.settings, timer=time.perf_counter)
 
     def pump(self) -> None:

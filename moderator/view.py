@@ -75,6 +75,9 @@ def render(engine: Engine, alerts: Sequence[str] = ()) -> Group:
 
 def render_text(engine: Engine, *, width: int = 100, color: bool = False, alerts: Sequence[str] = ()) -> str:
     """The view as a string (ANSI colours when ``color``)."""
+    own = getattr(engine, "view_text", None)  # another game's engine renders its own view (Room 25)
+    if own is not None:
+        return str(own(width=width, color=color, alerts=list(alerts)))
     buf = io.StringIO()
     Console(file=buf, width=width, force_terminal=color, color_system="standard" if color else None).print(
         render(engine, alerts)

@@ -14,10 +14,10 @@ from moderator.resources import ROOT, VOICES
 from moderator.speech.catalog import Catalog, load_catalog, slots_of
 from moderator.speech.grammar import load_grammar
 
-KEY = re.compile(r"^[a-z_]+(\.[a-z_]*[a-z])+$")  # f-string fragments like "result.gambler_" end in "_"
+KEY = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z0-9_]*[a-z0-9])+$")  # f-string fragments like "result.gambler_" end in "_"
 MODULES = sorted((ROOT / "moderator").rglob("*.py"))  # every module, for what it says
 #: Where keys are also data (tables, defaults): the game, its language, its speaker.
-CORE = [p for p in MODULES if p.parent.name in ("game", "speech", "voice")]
+CORE = [p for p in MODULES if p.parent.name in ("game", "speech", "voice", "room25")]
 LANGS = sorted(p.stem for p in VOICES.glob("*.yaml"))
 #: Calls whose argument at this position is a phrase key: ``say(room, key)``, ``Refusal(key)``, ``text(key)``,
 #: and RoundClock's ``_say_left(key)``.
@@ -76,13 +76,13 @@ def shaped_keys(tree: ast.AST) -> set[str]:
 
 def keys_in_code() -> set[str]:
     """The phrase keys every module says, plus the families built with f-strings."""
-    chart = load_statechart()
+    chart, room25 = load_statechart(), load_statechart("room25")
     keys: set[str] = set()
     for path in MODULES:
         tree = ast.parse(path.read_text())
         keys |= said_keys(tree, catalog_module=path.name == "catalog.py")
-        if path in CORE:
-            keys |= shaped_keys(tree) - set(chart.state_names())  # state names are shaped alike
+        if path in CORE:  # state names are shaped alike
+            keys |= shaped_keys(tree) - set(chart.state_names()) - set(room25.state_names())
     intents = load_grammar().intents
     keys |= {f"action.{i}" for i in intents} | {f"example.{i}" for i in intents}
     keys |= {f"leader.{how}" for how in ("appointed", "abdicated", "usurped")}
@@ -91,7 +91,22 @@ def keys_in_code() -> set[str]:
     keys |= {f"situation.{s}" for s in chart.state_names() if "." not in s or s.startswith("round.")}
     keys |= {f"{k}.untimed" for k in ("paused", "resumed")}  # RoundClock._say_left
     keys.discard("situation.round")
-    return keys
+    return keys | room25_keys()
+
+
+def room25_keys() -> set[str]:
+    """Room 25's key families built with f-strings (moderator/room25): each intent's action and example, each
+    phase's situation, each reveal's reason, each identity, each result (cooperation's own wording), each mode."""
+    intents = load_grammar("en", "room25").intents
+    leaves = {name.split(".")[-1] for name in load_statechart("room25").state_names()} - {"turn"}
+    reasons = ("masks", "second_death", "first_killed_prisoner", "another_death", "earlier_killed_prisoner")
+    results = ("escaped", "escaped_last_turn", "two_prisoners_killed", "countdown")
+    return ({f"room25.action.{i}" for i in intents} | {f"room25.example.{i}" for i in intents}
+            | {f"room25.situation.{leaf}" for leaf in leaves} | {f"room25.reveal.{r}" for r in reasons}
+            | {f"room25.revealed.{side}" for side in ("prisoner", "guard")}
+            | {f"room25.result.{r}" for r in results}
+            | {f"room25.result.{r}_cooperation" for r in ("two_prisoners_killed", "countdown")}
+            | {f"room25.briefing.{mode}" for mode in ("suspicion", "cooperation")})
 
 
 def test_the_scan_finds_the_keys_said_anywhere() -> None:
@@ -100,6 +115,9 @@ def test_the_scan_finds_the_keys_said_anywhere() -> None:
     assert {"briefing", "parley", "undone", "help"} <= found  # one-word keys, which no dotted shape finds
     assert {"pardon", "restored"} <= found  # said from moderator/loop.py and moderator/commands/play.py
     assert {"list.sep", "list.none", "duration.both"} <= found  # the catalogue's own
+    # Room 25's (moderator/room25), said as ``say(key)`` and kept in tables
+    assert {"room25.dead", "room25.tiles.suspicion_4_5", "room25.call.adrenaline", "room25.refuse.reveal_first",
+            "room25.timer.count", "room25.reveal.masks", "room25.result.countdown_cooperation"} <= found
     assert len(found) > 100
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from moderator.errors import StatechartError
-from moderator.game.statechart import Statechart, diagram_path, load_statechart
+from moderator.game.statechart import CHARTS, Statechart, diagram_path, load_statechart
 from moderator.speech.grammar import load_grammar
 
 
@@ -14,10 +14,33 @@ def chart() -> Statechart:
     return load_statechart()
 
 
-def test_committed_diagram_matches_the_yaml(chart: Statechart) -> None:
-    assert diagram_path().read_text(encoding="utf-8") == chart.to_markdown(), (
-        "statecharts/two_rooms.md is out of date: run `moderator diagram --write`"
+@pytest.mark.parametrize("name", CHARTS)
+def test_committed_diagram_matches_the_yaml(name: str) -> None:
+    assert diagram_path(name).read_text(encoding="utf-8") == load_statechart(name).to_markdown(), (
+        f"statecharts/{name}.md is out of date: run `moderator diagram --write`"
     )
+
+
+def test_room25_grammar_intents_map_to_its_triggers_and_every_transition_is_reachable() -> None:
+    chart, grammar = load_statechart("room25"), load_grammar("en", "room25")
+    assert set(grammar.intents) == set(chart.intents), "room25 grammar intents and statechart intents differ"
+    used = set(chart.intents.values()) | set(chart.automatic)
+    assert chart.triggers() <= used, chart.triggers() - used
+    assert {"setup", "briefing", "turn.programming", "turn.paused", "turn.action_1", "turn.action_2",
+            "turn.adrenaline", "turn.countdown", "result"} == set(chart.state_names()) - {"turn"}
+
+
+def test_diagram_writes_every_chart(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    from moderator.cli import main
+    from moderator.commands import diagram
+    from moderator.env import Environment
+
+    monkeypatch.setattr(diagram, "diagram_path", lambda name: tmp_path / f"{name}.md")
+    env = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
+    assert main(["diagram", "--write"], env=env) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{name}.md" for name in CHARTS)
 
 
 def test_every_grammar_intent_maps_to_a_trigger(chart: Statechart) -> None:

@@ -27,7 +27,7 @@ from moderator.audio.pcm import to_pcm16
 from moderator.models import ModelError, is_model_dir, search_dirs
 from moderator.ports import Transcript
 from moderator.speech.grammar import Grammar
-from moderator.speech.grammar_data import INTENT_SLOTS, ROSTER_TYPES
+from moderator.speech.grammar_data import ALL_INTENT_SLOTS, ROSTER_TYPES
 from moderator.speech.template import normalize
 
 __all__ = ["ModelError", "VoskRecognizer", "transcript_from_results"]
@@ -142,7 +142,7 @@ def phrase_list(
     """
     wanted = list(grammar.intents if intents is None else intents)
     phrases = [text for text, _ in grammar.expand(roster, wanted, limit_per_template=per_template)]
-    types = {slot_type for intent in wanted for slot_type, _ in INTENT_SLOTS[intent].values()}
+    types = {slot_type for intent in wanted for slot_type, _ in ALL_INTENT_SLOTS[intent].values()}
     if types & ROSTER_TYPES:
         phrases += list(roster)
     for slot_type in sorted(types - ROSTER_TYPES):

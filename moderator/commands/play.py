@@ -30,6 +30,10 @@ from moderator.mics import add_echo_options, add_mic_options, check_names, make_
 from moderator.outputs import add_speech_options, device_options, schedule_from
 from moderator.play import EventLog
 from moderator.ports import AudioIn, Clock, Recognizer
+from moderator.room25.play import add_options as add_room25_options
+from moderator.room25.play import check_options as check_room25_options
+from moderator.room25.play import run_room25
+from moderator.room25.saved import is_room25_file
 from moderator.roster import check_roster, load_roster, parse_names
 from moderator.settings import LiveTiming, Schedule
 from moderator.speaking import Voice, make_voice
@@ -83,11 +87,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_echo_options(p)
     add_recognizer_options(p)
     add_web_options(p)
+    add_room25_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
     """Start or resume a game and run it until the result, 'quit' or the end of input."""
+    check_room25_options(args)
+    if args.game == "room25" or (args.resume and is_room25_file(args.state or default_path())):
+        return run_room25(args, env)
     if args.paused and not args.resume:
         raise UsageError("--paused goes with --resume: it continues the saved game paused")
     if args.new and args.resume:

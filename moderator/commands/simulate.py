@@ -78,7 +78,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> int:
     """Play ``scenario`` with the output options in ``args``."""
-    grammar = load_grammar("en")  # commands are English-only for now; --lang picks what is said
+    game = getattr(scenario, "game", "two_rooms")  # a Room 25 scenario has its own grammar and engine
+    if game != "two_rooms" and args.echo is not None:
+        raise UsageError(f"{scenario.source}: --echo is not available for {game} yet")
+    grammar = load_grammar("en", game)  # commands are English-only for now; --lang picks what is said
     catalog = load_catalog(args.lang)
     events_path = args.events
     check_audio_out(args.audio_out)
@@ -118,7 +121,8 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
             delivery.append(_voice_delivery(engine, scenario, args, voice))
 
     try:
-        engine = run_scenario(scenario, grammar=grammar, catalog=catalog, listeners=[write], setup=setup,
+        run = run_scenario if game == "two_rooms" else _room25_runner()
+        engine = run(scenario, grammar=grammar, catalog=catalog, listeners=[write], setup=setup,  # type: ignore[arg-type]
                      schedule=schedule_from(args),
                      deliver=(lambda engine, clock, step: delivery[0](engine, clock, step)) if spoken else None,
                      between=(lambda engine, clock, t: delivery[0].fill(engine, clock, t)) if spoken else None)
@@ -143,6 +147,12 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
     return 0
 
 
+def _room25_runner() -> Any:
+    from moderator.room25.scenario import run_room25
+
+    return run_room25
+
+
 def _give_voice(engine: Engine, args: argparse.Namespace, env: Environment) -> tuple[Voice, TimelineOut | None]:
     """The moderator's voice: into WAV files (--audio-out), or only into the simulated rooms (--echo)."""
     from moderator.audio.reference import Unplayed
@@ -153,13 +163,15 @@ def _give_voice(engine: Engine, args: argparse.Namespace, env: Environment) -> t
     warn = lambda msg: env.log(f"warning: {msg}")  # noqa: E731
     voice = make_voice(engine, timeline if timeline is not None else Unplayed(),
                        synth=env.make_synthesizer(args.tts, warn=warn), cache_dir=args.cache_dir, warn=warn)
-    report = voice.prerender(engine, engine.schedule)
+    report = voice.prerender(engine, getattr(engine, "schedule", None))  # type: ignore[arg-type]
     print(f"(prepared {report.rendered + report.cached} phrases before the game in {report.seconds:.2f} s: "
           f"{report.rendered} rendered, {report.cached} from the cache)", file=env.stderr)
     # The briefing is said before round 1, and the script's times count from round 1: start that early,
     # and earlier still by the set-up chirp when the rooms' microphones hear the moderator.
     chirp = CHIRP_SECONDS if args.echo is not None else 0.0
-    engine.clock.lead_in(chirp + voice.speaker.measure("briefing", engine.briefing_text()))  # type: ignore[attr-defined]
+    measure = getattr(engine, "briefing_seconds", None)  # a briefing of several phrases (Room 25) measures itself
+    briefing = measure(voice.speaker) if measure else voice.speaker.measure("briefing", engine.briefing_text())
+    engine.clock.lead_in(chirp + briefing)  # type: ignore[attr-defined]
     if timeline is not None:
         timeline.t0 = engine.clock.now()
     return voice, timeline

@@ -15,6 +15,8 @@ from moderator.errors import StatechartError
 from moderator.resources import STATECHARTS
 
 SEP = "."
+#: Every game's statechart (``statecharts/<name>.yaml``).
+CHARTS = ("two_rooms", "room25")
 
 
 class _State(NestedState):

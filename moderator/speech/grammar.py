@@ -322,8 +322,11 @@ class Grammar:
         return f"(?:{digits}{self._phrases[slot.type].pattern})"
 
 
-def load_grammar(lang: str = "en") -> Grammar:
-    """Load the shipped grammar of ``lang`` from ``grammars/<lang>.yaml``."""
+def load_grammar(lang: str = "en", game: str = "two_rooms") -> Grammar:
+    """Load the shipped grammar of ``lang`` from ``grammars/<lang>.yaml`` (another game's:
+    ``grammars/<game>.<lang>.yaml``, e.g. room25.en.yaml)."""
     if not re.fullmatch(r"[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?", lang):
         raise GrammarError(f"{lang!r} is not a language code such as 'en'")
-    return Grammar.from_file(GRAMMARS / f"{lang}.yaml")
+    if not re.fullmatch(r"[a-z0-9_]+", game):
+        raise GrammarError(f"{game!r} is not a game name such as 'room25'")
+    return Grammar.from_file(GRAMMARS / (f"{lang}.yaml" if game == "two_rooms" else f"{game}.{lang}.yaml"))

@@ -43,6 +43,32 @@ INTENT_SLOTS: dict[str, dict[str, tuple[str, bool]]] = {
     "bodyguard": {"player": ("player", True)},
 }
 
+#: Room 25's commands (grammars/room25.en.yaml, a grammar file with ``game: room25``), read by moderator/room25.
+ROOM25_INTENT_SLOTS: dict[str, dict[str, tuple[str, bool]]] = {
+    "start": {},
+    "programmed": {"player": ("player", False)},  # without a name: refused with the reason (who programmed?)
+    "everyone_programmed": {},
+    "done": {},
+    "skip": {},
+    "adrenaline": {"player": ("player", True)},
+    "killed": {"player": ("player", True)},
+    "reached": {"player": ("player", True)},
+    "left": {"player": ("player", True)},
+    "identity": {"player": ("player", True), "side": ("side", True)},
+    "escaped": {},
+    "pause": {},
+    "resume": {},
+    "time": {},
+    "repeat": {},
+    "help": {},
+    "undo": {},
+}
+
+#: Each game's intents and their slots; a grammar file names its game with ``game:`` (default two_rooms).
+GAME_INTENT_SLOTS = {"two_rooms": INTENT_SLOTS, "room25": ROOM25_INTENT_SLOTS}
+#: Every intent of every game (an intent two games share has the same slots in both).
+ALL_INTENT_SLOTS = {**ROOM25_INTENT_SLOTS, **INTENT_SLOTS}
+
 
 @dataclass(frozen=True)
 class Template:
@@ -67,8 +93,12 @@ def read_grammar(data: Any, source: str = "<grammar>") -> tuple[list[Template], 
     """
     if not isinstance(data, dict):
         raise GrammarError(f"{source}: expected a mapping with 'intents'")
-    if extra := set(data) - {"language", "list_joiners", "lists", "intents"}:
+    if extra := set(data) - {"language", "game", "list_joiners", "lists", "intents"}:
         raise GrammarError(f"{source}: unknown key(s) {', '.join(sorted(map(str, extra)))}")
+    game = data.get("game", "two_rooms")
+    if game not in GAME_INTENT_SLOTS:
+        raise GrammarError(f"{source}: unknown game {game!r}; known: {', '.join(GAME_INTENT_SLOTS)}")
+    known_intents = GAME_INTENT_SLOTS[game]
     lists = read_lists(data.get("lists") or {}, source)
     joiners = data.get("list_joiners", ["and"])
     if not (isinstance(joiners, list) and joiners and all(isinstance(j, str) and j for j in joiners)):
@@ -79,15 +109,15 @@ def read_grammar(data: Any, source: str = "<grammar>") -> tuple[list[Template], 
     known_types = ROSTER_TYPES | set(lists)
     templates: list[Template] = []
     for intent, texts in intents.items():
-        if intent not in INTENT_SLOTS:
-            raise GrammarError(f"{source}: unknown intent {intent!r}; known: {', '.join(INTENT_SLOTS)}")
+        if intent not in known_intents:
+            raise GrammarError(f"{source}: unknown intent {intent!r}; known: {', '.join(known_intents)}")
         if not isinstance(texts, list) or not texts:
             raise GrammarError(f"{source}: intent '{intent}' needs a list of templates")
         for text in texts:
             if not isinstance(text, str):
                 raise GrammarError(f"{source}: intent '{intent}': template {text!r} is not text")
             try:
-                tree = check_slots(parse_template(text), INTENT_SLOTS[intent], known_types)
+                tree = check_slots(parse_template(text), known_intents[intent], known_types)
             except TemplateError as exc:
                 raise GrammarError(f"{source}: intent '{intent}', template '{text}': {exc}") from exc
             bare = any(all(isinstance(piece, Slot) for piece in sk) for sk in skeletons(tree))
