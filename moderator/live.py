@@ -210,7 +210,8 @@ class LiveGame:
             return Answer(False, reason="internal error; the command was ignored")
         if accepted[0]:
             return Answer(True, tuple(caught))
-        return Answer(False, tuple(caught), next(e["reason"] for e in caught if e["type"] == "rejected"))
+        reason = next((e["reason"] for e in caught if e["type"] == "rejected"), "the moderator did not take it")
+        return Answer(False, tuple(caught), reason)
 
     def _catch(self, event: dict[str, Any]) -> None:
         if self._caught is not None:

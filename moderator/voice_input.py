@@ -46,8 +46,14 @@ class VoiceDelivery:
         peak: bool = True,
         seed: int = 0,
         room: EchoRoom | None = None,
+        repeats: int = 0,
     ) -> None:
         self.listener = listener
+        #: How many more times a player says a command the moderator did not answer (``simulate --repeats``).
+        self.repeats = repeats
+        self.repeated = 0
+        self._answers = 0
+        self._counting: Engine | None = None
         self.speak = speak
         self.typed = typed
         self.noise = noise
@@ -60,11 +66,33 @@ class VoiceDelivery:
         self._noise_gain = 0.0
 
     def __call__(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
-        """Deliver one step: typed (text mode), or as audio (voice mode, and always for ``audio:`` steps)."""
+        """Deliver one step: typed (text mode), or as audio (voice mode, and always for ``audio:`` steps).
+
+        Spoken, a command the moderator neither took nor refused (it heard nothing, or asked "sorry?") is said
+        again, up to ``repeats`` more times, as a player at the table would."""
         if step.audio is None and self.typed:
             if step.say is not None:
                 engine.handle_text(step.say, step.room)
             return
+        if self._counting is not engine:
+            engine.subscribe(self._count)
+            self._counting = engine
+        tries = 1 + (self.repeats if step.audio is None and self._is_command(step.say or "") else 0)
+        for attempt in range(tries):
+            answers = self._answers
+            self._say(engine, clock, step)
+            if self._answers > answers:
+                return
+            self.repeated += attempt + 1 < tries
+
+    def _count(self, event: dict[str, object]) -> None:
+        if event["type"] in ("command", "rejected"):
+            self._answers += 1
+
+    def _is_command(self, text: str) -> bool:
+        return isinstance(self.listener.grammar.parse(text, self.listener.engine.state.players), Parsed)
+
+    def _say(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
         clip = Clip.read(step.audio) if step.audio is not None else self.speak(step.say or "")
         speech = clip.resample(RATE).samples
         if self.room is not None:  # the player as loud as the signal-to-echo ratio says

@@ -79,6 +79,16 @@ def test_decibels_must_be_finite(scenario: Path, option: str, value: str) -> Non
     assert scenario.read_bytes() == before
 
 
+@pytest.mark.parametrize(("extra", "words"), [
+    (["--repeats", "2"], "--repeats is for spoken commands: use it with --input voice"),
+    (["--input", "voice", "--repeats", "-1"], "--repeats takes a count of 0 or more; got -1"),
+])
+def test_repeats_are_for_voices_and_counted(scenario: Path, extra: list[str], words: str) -> None:
+    status, _, err = run("simulate", str(scenario), *extra)
+    assert status == ExitStatus.USAGE
+    one_line(err, words)
+
+
 # --- outputs --------------------------------------------------------------------------------------------------------
 
 

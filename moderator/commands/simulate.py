@@ -45,6 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--voice", default="flite:slt", help="synthetic voice for --input voice (ENGINE:VOICE)")
     p.add_argument("--noise", help="noise for --input voice: a WAV file or 'babble'")
     p.add_argument("--snr", type=float, help="signal-to-noise ratio in dB for --noise (peak-frame definition)")
+    p.add_argument("--repeats", type=int, default=0, metavar="N",
+                   help="for --input voice: a command the moderator neither takes nor refuses is said again, up to "
+                   "N more times, as players at a table repeat themselves (default 0: said once)")
     p.add_argument("--echo", type=float, metavar="DB",
                    help="for --input voice: each room's microphone also hears the moderator's own voice through a "
                    "simulated room (20-60 ms late, reverberant), DB under the players (signal-to-echo ratio; "
@@ -63,6 +66,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("--noise and --snr go together, e.g. --noise babble --snr 12")
     if args.echo is not None and args.input != "voice":
         raise UsageError("--echo is what the microphones hear: use it with --input voice")
+    if args.repeats and args.input != "voice":
+        raise UsageError("--repeats is for spoken commands: use it with --input voice")
+    if args.repeats < 0:
+        raise UsageError(f"--repeats takes a count of 0 or more; got {args.repeats}")
     for option, value in (("--snr", args.snr), ("--echo", args.echo)):
         if value is not None and not math.isfinite(value):
             raise UsageError(f"{option} takes a number of decibels, e.g. 12; got {value}")
@@ -128,6 +135,8 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
                      between=(lambda engine, clock, t: delivery[0].fill(engine, clock, t)) if spoken else None)
         if voice is not None:
             voice.finish()  # anything not reported as spoken yet, before the log closes
+        if args.repeats and delivery:
+            env.log(f"({delivery[0].repeated} times a player said a command again)")
     finally:
         if log is not None:
             with contextlib.suppress(OSError):  # what could not be written was said above
@@ -203,6 +212,7 @@ def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace
         noise = Clip.read(Path(args.noise)).resample(RATE).samples
     room = EchoRoom(voice.out, args.echo, seed=scenario.seed) if voice is not None and args.echo is not None else None
     delivery = VoiceDelivery(listener, lambda text: speak(text, args.voice), typed=args.input == "text",
+                             repeats=args.repeats,
                              noise=noise, snr=args.snr, seed=scenario.seed, room=room)
     if room is not None:
         delivery.calibrate(engine, CHIRP_SECONDS)
