@@ -120,7 +120,8 @@ def _poisson_upper(n: int, p: float = 0.05) -> float:
     lo, hi = 0.0, 10.0 + 5 * n
     for _ in range(60):
         mid = (lo + hi) / 2
-        cdf = sum(math.exp(-mid) * mid**k / math.factorial(k) for k in range(n + 1))
+        # In logs: mid**k overflows a float for the counts of hours of audio.
+        cdf = sum(math.exp(k * math.log(mid) - mid - math.lgamma(k + 1)) for k in range(n + 1)) if mid else 1.0
         lo, hi = (mid, hi) if cdf > p else (lo, mid)
     return hi
 

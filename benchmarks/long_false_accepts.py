@@ -271,13 +271,13 @@ def main(argv: list[str] | None = None) -> int:
     results = pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), jobs, processes=args.processes,
                        log=lambda s: print(s, file=sys.stderr, flush=True), label="minutes",
                        acoustic=args.acoustic_model)
+    if args.json:  # first: the report is made from it, and can be made again (--from-json)
+        args.json.write_text(json.dumps(results, indent=1))
     command = "python -m benchmarks.long_false_accepts " + " ".join(argv if argv is not None else sys.argv[1:])
     text = report(results, command=command.strip(), seconds=time.perf_counter() - started,
                   model=args.acoustic_model, processes=args.processes)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
     print(text)
     return 0
 
