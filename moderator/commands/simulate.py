@@ -135,7 +135,7 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
                      between=(lambda engine, clock, t: delivery[0].fill(engine, clock, t)) if spoken else None)
         if voice is not None:
             voice.finish()  # anything not reported as spoken yet, before the log closes
-        if args.repeats and delivery:
+        if getattr(args, "repeats", 0) and delivery:  # (demo has no --repeats)
             env.log(f"({delivery[0].repeated} times a player said a command again)")
     finally:
         if log is not None:
@@ -212,7 +212,7 @@ def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace
         noise = Clip.read(Path(args.noise)).resample(RATE).samples
     room = EchoRoom(voice.out, args.echo, seed=scenario.seed) if voice is not None and args.echo is not None else None
     delivery = VoiceDelivery(listener, lambda text: speak(text, args.voice), typed=args.input == "text",
-                             repeats=args.repeats,
+                             repeats=getattr(args, "repeats", 0),
                              noise=noise, snr=args.snr, seed=scenario.seed, room=room)
     if room is not None:
         delivery.calibrate(engine, CHIRP_SECONDS)
