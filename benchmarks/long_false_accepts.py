@@ -175,7 +175,7 @@ def _room(signal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return reverberate(signal, h)
 
 
-def _talk(rng: np.random.Generator, seed: int) -> np.ndarray:
+def _talk(rng: np.random.Generator) -> np.ndarray:
     lines = W.setdefault("lines", chatter_lines(ROSTERS[0], count=600, seed=7)[0])
     speakers = list(rng.choice(_voices(), size=int(rng.integers(2, 5)), replace=False))
     parts, n = [], 0
@@ -207,7 +207,7 @@ def render(m: Minute) -> tuple[np.ndarray, dict[str, Any]]:
     if m.kind == "music":
         audio = noise_for(_bed("music", int(rng.integers(BABBLE_BEDS))), size, rng)
         return (_room(audio, rng) if how["room"] else audio) + _floor(rng, size), how
-    audio = _talk(rng, m.seed) if m.kind == "talk" else _human(rng)
+    audio = _talk(rng) if m.kind == "talk" else _human(rng)
     if how["room"]:
         audio = _room(audio, rng)
     how["background"] = str(rng.choice(["floor", "babble", "music", "babble+music"], p=[0.25, 0.35, 0.25, 0.15]))

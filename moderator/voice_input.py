@@ -83,7 +83,8 @@ class VoiceDelivery:
             self._say(engine, clock, step)
             if self._answers > answers:
                 return
-            self.repeated += attempt + 1 < tries
+            if attempt + 1 < tries:
+                self.repeated += 1
 
     def _count(self, event: dict[str, object]) -> None:
         if event["type"] in ("command", "rejected"):

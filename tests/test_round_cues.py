@@ -164,3 +164,13 @@ def test_a_reminder_is_said_only_in_a_room_still_without_a_leader() -> None:
     assert [(e["room"], e["text"]) for e in events if e["type"] == "announce" and e["key"] == "leader.nag"] == [
         ("B", CATALOGS["en"].render("leader.nag", room="B"))]
     assert engine.state.fired[-1] == "nag:30"
+
+
+@pytest.mark.parametrize("lang", sorted(CATALOGS))
+def test_a_two_rooms_game_renders_none_of_room25s_phrases(lang: str) -> None:
+    engine, _ = play(8, SCHEDULES["default"])
+    catalog = CATALOGS[lang]
+    rendered = set(setup_phrases(catalog, engine.state, engine.schedule))
+    own = {text for key, text in catalog.phrases.items() if not key.startswith("room25.")}
+    room25 = {text for key, text in catalog.phrases.items() if key.startswith("room25.")} - own
+    assert room25 and not rendered & room25

@@ -8,6 +8,10 @@ from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog, slots_of
 
 
+#: The phrases of the other games the catalogue holds (Room 25's engine lists its own set-up phrases).
+OTHER_GAMES = ("room25.",)
+
+
 def setup_phrases(catalog: Catalog, state: GameState, schedule: Schedule) -> list[str]:
     """What every round says on its own (its start, time warnings, countdown, the reminder to appoint a leader,
     time's up: ``round_cues``, the list its clock says them from), exchange lines for every roster name, and
@@ -18,6 +22,8 @@ def setup_phrases(catalog: Catalog, state: GameState, schedule: Schedule) -> lis
             texts.append(catalog.render("exchange.player", player=player, room=room))
     for key, text in catalog.phrases.items():
         slots = slots_of(text)
+        if key.startswith(OTHER_GAMES):
+            continue
         if not slots and not key.startswith(("list.", "team.", "role.", "action.", "situation.", "example.")):
             texts.append(text)
         elif slots == {"room"}:
