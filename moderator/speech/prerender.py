@@ -7,7 +7,6 @@ from moderator.game.state import ROOMS, GameState
 from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog, slots_of
 
-
 #: The phrases of the other games the catalogue holds (Room 25's engine lists its own set-up phrases).
 OTHER_GAMES = ("room25.",)
 
