@@ -232,6 +232,19 @@ class Pyttsx3Synth:
         self._espeak_sync = getattr(espeak, "Synchronize", None)
         return engine
 
+    def _apply_now(self, voice_id: str, voice: VoiceSettings) -> None:
+        """Hand the voice, rate and volume to libespeak-ng now, with the driver's own calls, rather than only
+        through pyttsx3's command queue, which holds them while its proxy counts itself busy; ``_settle`` then
+        waits until espeak has taken them. On two CI runs the first render after a rate change came out at the
+        old rate (tests/test_tts.py); it was not reproduced here (0 of 64 runs, with and without this), so
+        whether this is the cure is not known."""
+        espeak = sys.modules.get("pyttsx3.drivers._espeak")
+        if espeak is None:
+            return
+        espeak.SetVoiceByName(str(voice_id).encode("utf-8"))
+        espeak.SetParameter(espeak.RATE, int(voice.rate), 0)
+        espeak.SetParameter(espeak.VOLUME, int(round(voice.volume * 100, 2)), 0)
+
     def _settle(self) -> None:
         """Wait until libespeak-ng's own command queue is empty (see the module docstring).
 
@@ -271,6 +284,7 @@ class Pyttsx3Synth:
                 engine.setProperty("voice", voice_id)
                 engine.setProperty("rate", voice.rate)
                 engine.setProperty("volume", voice.volume)
+                self._apply_now(voice_id, voice)
                 self._settle()
                 engine.save_to_file(request.text, str(path))
                 engine.runAndWait()
