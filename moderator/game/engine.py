@@ -8,6 +8,7 @@ from typing import Any
 
 from moderator.game import actions, advanced, events, hints, powers, reasons, reveal, round_end
 from moderator.game.actions import Refusal
+from moderator.game.event_source import EventSource
 from moderator.game.phrase import Phrase
 from moderator.game.round_clock import RoundClock
 from moderator.game.rules import GamePlan
@@ -18,10 +19,7 @@ from moderator.ports import Announcer, Clock
 from moderator.settings import Schedule
 from moderator.speech.catalog import Catalog
 from moderator.speech.grammar import Grammar, NoParse, Parsed
-from moderator.timers import Scheduler
-
-Event = dict[str, Any]
-Listener = Callable[[Event], None]
+from moderator.timers import Timer
 
 _ACTIONS: dict[str, Callable[..., actions.Apply]] = {
     "start": lambda eng, slots, room: eng.start_game,
@@ -69,7 +67,7 @@ class _Flow:
     state: str | list[str]
 
 
-class Engine:
+class Engine(EventSource):
     """Runs one game. Feed it commands (``handle_text``) and time (``tick``); listen to its events.
 
     It is what the rules of the commands (``actions.Game``), the hints (``hints.Situation``) and its round clock
@@ -90,18 +88,17 @@ class Engine:
     ) -> None:
         if read_back not in READ_BACK:
             raise ValueError(f"read_back must be one of {', '.join(READ_BACK)}, not {read_back!r}")
+        super().__init__(clock, announcer)
         self.state = state
         self.read_back = read_back
         #: True while the command being applied should be read back before it locks.
         self.reading_back = False
         #: True while the command being applied was typed by the host at a live game's keyboard.
         self.by_host = False
-        self.clock = clock
         self.grammar = grammar
         self.catalog = catalog
         self.chart = chart or load_statechart()
         self.schedule = schedule or Schedule()
-        self.announcer = announcer
         self.flow = _Flow()
         # Guard of the statechart's prediction -> reveal transition.
         self.flow.gambler_may_be_buried = lambda: bool(self.state.plan["buried"])  # type: ignore[attr-defined]
@@ -111,16 +108,10 @@ class Engine:
         # Guard of a public reveal during the rounds: only the advanced game's powers use one.
         self.flow.advanced = lambda: advanced.is_advanced(self)  # type: ignore[attr-defined]
         self.chart.build(self.flow, initial=state.machine)
-        self.timers = Scheduler()
         #: The round's plan, deadline, pause, and the phrases its timers say (their timers are in ``timers``).
         self.rounds = RoundClock(self, clock=clock, catalog=catalog, schedule=self.schedule, timers=self.timers)
-        self.version = 0
-        #: While a timer fires: its due time, added to the announcements it causes as ``scheduled``.
-        self._scheduled: float | None = None
-        self._last_t = float("-inf")
         #: The room of the command being applied (None: not known), for the answers that depend on it.
         self._asking: str | None = None
-        self._listeners: list[Listener] = []
         self._undo = UndoHistory()
         self.rounds.reschedule()
 
@@ -138,28 +129,6 @@ class Engine:
         )
         return cls(state, **kwargs)
 
-    # --- events ----------------------------------------------------------------------------
-
-    def subscribe(self, listener: Listener) -> None:
-        """Call ``listener`` with every event from now on."""
-        self._listeners.append(listener)
-
-    def emit(self, event: events.Event) -> Event:
-        """Stamp ``event`` with the time and send its log object (``events.to_json``) to every listener."""
-        # A timer handled ahead of time (tick's look-ahead) logs its own time; the log never goes backwards.
-        now = self.clock.now() if self._scheduled is None else max(self.clock.now(), self._scheduled)
-        self._last_t = max(self._last_t, now)
-        logged = events.to_json(event, round(self._last_t, 3))
-        self.version += 1
-        for listener in self._listeners:
-            listener(logged)
-        return logged
-
-    @property
-    def last_t(self) -> float:
-        """The time of the last event emitted."""
-        return self._last_t
-
     def text(self, key: str, /, **slots: Any) -> str:
         """A phrase of the catalogue."""
         return self.catalog.render(key, **slots)
@@ -170,10 +139,7 @@ class Engine:
         for where in (ROOMS if room == "both" else (room,)):
             self.state.last_said[where] = [key, text]
         self.state.last_said["both"] = [key, text]
-        scheduled = events.OMITTED if self._scheduled is None else round(self._scheduled, 3)
-        self.emit(events.Announce(room, key, text, scheduled))
-        if self.announcer is not None:
-            self.announcer.announce(room, key, text, self._scheduled)
+        self.announce(room, key, text)
 
     def say_phrase(self, room: str, phrase: Phrase) -> None:
         """Announce a phrase given as a value."""
@@ -341,7 +307,7 @@ class Engine:
             room.no_giveback, room.offer, room.ready, room.gave_up = None, None, False, []
             room.usurper_round = False
         # Round 1 may start from a timer (after the briefing), handled a little ahead: its own time counts.
-        self.rounds.start(self.clock.now() if self._scheduled is None else self._scheduled)
+        self.rounds.start(self.now())
         due = self.hostages_due()
         self.emit(events.RoundStart(number, self.rounds.seconds(), {r: due for r in ROOMS}))
         self.rounds.reschedule()
@@ -385,25 +351,19 @@ class Engine:
 
     # --- time ----------------------------------------------------------------------------------
 
-    def next_due(self) -> float | None:
-        """When the next timer fires (None: nothing scheduled)."""
-        return self.timers.next_due()
-
     def tick(self, lead: float = 0.0) -> None:
         """Fire every timer due now, in order; with ``lead``, also those due within ``lead`` seconds.
 
         A live loop passes a small lead so that a timer's announcement reaches the speaker before its
         time and its audio starts exactly then; events still carry the timer's own time.
         """
-        while (timer := self.timers.pop_next(self.clock.now() + lead)) is not None:
-            self._scheduled = timer.due
-            try:
-                if timer.name != "start":
-                    self.rounds.on_timer(timer)
-                elif self.in_state("briefing"):
-                    self._start_when_quiet(timer.due)
-            finally:
-                self._scheduled = None
+        self.fire_due(lead, self._on_timer)
+
+    def _on_timer(self, timer: Timer) -> None:
+        if timer.name != "start":
+            self.rounds.on_timer(timer)
+        elif self.in_state("briefing"):
+            self._start_when_quiet(timer.due)
 
     def time_left(self) -> float | None:
         """Seconds left in the running or paused round; None when untimed or no round runs."""

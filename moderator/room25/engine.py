@@ -9,11 +9,12 @@ said to ``both`` speakers (the shared output), and every command is heard from `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from moderator.game import events
 from moderator.game.actions import Refusal
+from moderator.game.event_source import EventSource
 from moderator.game.statechart import SEP, Statechart, load_statechart
 from moderator.ports import Announcer, Clock
 from moderator.room25 import commands, timer, turns, view
@@ -23,10 +24,8 @@ from moderator.room25.state import Room25State
 from moderator.room25.timer import ProgrammingClock
 from moderator.speech.catalog import Catalog
 from moderator.speech.grammar import Grammar, NoParse, Parsed
-from moderator.timers import Scheduler
+from moderator.timers import Timer
 
-Event = dict[str, Any]
-Listener = Callable[[Event], None]
 #: Where every announcement and command of the one table goes (the contract's room names).
 TABLE = "both"
 #: While the moderator's next words are still being synthesized, how often turn 1 checks whether it may start.
@@ -39,26 +38,19 @@ class _Flow:
     state: str | list[str]
 
 
-class Room25Engine:
+class Room25Engine(EventSource):
     """Runs one game of Room 25. Feed it commands (``handle_text``) and time (``tick``); listen to its events."""
 
     def __init__(self, state: Room25State, *, clock: Clock, grammar: Grammar, catalog: Catalog,
                  chart: Statechart | None = None, announcer: Announcer | None = None) -> None:
+        super().__init__(clock, announcer)
         self.state = state
-        self.clock = clock
         self.grammar = grammar
         self.catalog = catalog
         self.chart = chart or load_statechart("room25")
-        self.announcer = announcer
         self.flow = _Flow()
         self.chart.build(self.flow, initial=state.machine)
-        self.timers = Scheduler()
         self.programming = ProgrammingClock(self, self.timers)
-        self.version = 0
-        #: While a timer fires: its due time, added to the announcements it causes as ``scheduled``.
-        self._scheduled: float | None = None
-        self._last_t = float("-inf")
-        self._listeners: list[Listener] = []
         #: What "undo" can take back: the state before each command that stayed in its phase.
         self.history: list[tuple[Room25State, str, dict[str, Any]]] = []
         self.programming.reschedule()
@@ -68,30 +60,7 @@ class Room25Engine:
         """A game in set-up; the turn order starts as the roster's order."""
         return cls(Room25State(players=list(players), plan=plan.to_dict(), order=list(players)), **kwargs)
 
-    # --- events and speech -----------------------------------------------------------------------
-
-    def subscribe(self, listener: Listener) -> None:
-        """Call ``listener`` with every event from now on."""
-        self._listeners.append(listener)
-
-    def emit(self, event: events.Event) -> Event:
-        """Stamp ``event`` with the time and send its log object (``events.to_json``) to every listener."""
-        now = self.clock.now() if self._scheduled is None else max(self.clock.now(), self._scheduled)
-        self._last_t = max(self._last_t, now)
-        logged = events.to_json(event, round(self._last_t, 3))
-        self.version += 1
-        for listener in self._listeners:
-            listener(logged)
-        return logged
-
-    @property
-    def last_t(self) -> float:
-        """The time of the last event emitted."""
-        return self._last_t
-
-    def now(self) -> float:
-        """The game clock (a timer's own time while it fires)."""
-        return self.clock.now() if self._scheduled is None else self._scheduled
+    # --- speech ---------------------------------------------------------------------------------------
 
     def text(self, key: str, /, **slots: Any) -> str:
         """A phrase of the catalogue."""
@@ -101,10 +70,7 @@ class Room25Engine:
         """Announce a phrase at the table."""
         text = _text if _text is not None else self.text(key, **slots)
         self.state.last_said = [key, text]
-        scheduled = events.OMITTED if self._scheduled is None else round(self._scheduled, 3)
-        self.emit(events.Announce(TABLE, key, text, scheduled))
-        if self.announcer is not None:
-            self.announcer.announce(TABLE, key, text, self._scheduled)
+        self.announce(TABLE, key, text)
 
     def names(self, players: Sequence[str]) -> str:
         """ "Ann", "Ann and Ben", "Ann, Ben and Cal"."""
@@ -234,21 +200,15 @@ class Room25Engine:
 
     # --- time ------------------------------------------------------------------------------------------
 
-    def next_due(self) -> float | None:
-        """When the next timer fires (None: nothing scheduled)."""
-        return self.timers.next_due()
-
     def tick(self, lead: float = 0.0) -> None:
         """Fire every timer due now (with ``lead``, those due within ``lead`` seconds too), in order."""
-        while (timer := self.timers.pop_next(self.clock.now() + lead)) is not None:
-            self._scheduled = timer.due
-            try:
-                if timer.name != "start":
-                    self.programming.on_timer(timer)
-                elif self.in_state("briefing"):
-                    self.start_game()
-            finally:
-                self._scheduled = None
+        self.fire_due(lead, self._on_timer)
+
+    def _on_timer(self, timer: Timer) -> None:
+        if timer.name != "start":
+            self.programming.on_timer(timer)
+        elif self.in_state("briefing"):
+            self.start_game()
 
     def time_left(self) -> float | None:
         """Seconds left to program, when the programming timer runs (or is paused)."""
