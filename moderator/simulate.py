@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from moderator.adapters.clock import VirtualClock
@@ -85,10 +85,7 @@ def run_scenario(
     saying after the last step is said before this returns. ``between`` moves the clock from one
     step to the next instead of ``advance`` (the microphones hear the room meanwhile, say).
     """
-    if deliver is None and any(step.audio is not None for step in scenario.steps):
-        raise ScenarioError(f"{scenario.source}: 'audio' steps need a recognizer to hear them")
-    timed = [s.at for s in scenario.steps if s.at is not None]
-    clock = ScriptClock(start=min([0.0, *timed]))
+    clock = script_clock(scenario, deliver)
     rooms = scenario.rooms
     if rooms is None:
         a, b = split_rooms(scenario.players, random.Random(scenario.seed))
@@ -96,6 +93,24 @@ def run_scenario(
     plan = plan_for(len(scenario.players), scenario.options)
     engine = Engine.new(plan, rooms, clock=clock, grammar=grammar, catalog=catalog, schedule=schedule,
                         read_back=scenario.options.read_back, cards=scenario.cards, buried=scenario.buried)
+    play_steps(engine, clock, scenario.steps, listeners=listeners, setup=setup, deliver=deliver, between=between)
+    return engine
+
+
+def script_clock(scenario: Any, deliver: object | None) -> ScriptClock:
+    """The clock of a scripted game, from its earliest step (a game of any kind); audio steps need ``deliver``."""
+    if deliver is None and any(step.audio is not None for step in scenario.steps):
+        raise ScenarioError(f"{scenario.source}: 'audio' steps need a recognizer to hear them")
+    timed = [s.at for s in scenario.steps if s.at is not None]
+    return ScriptClock(start=min([0.0, *timed]))
+
+
+def play_steps(engine: Any, clock: ScriptClock, steps: Sequence[Step], *,
+               listeners: Sequence[Callable[[dict[str, Any]], None]], setup: Callable[[Any], None] | None,
+               deliver: Callable[[Any, VirtualClock, Step], None] | None,
+               between: Callable[[Any, VirtualClock, float], None] | None) -> None:
+    """Begin a scripted game of any kind and play its steps (as ``run_scenario`` describes), then say what is
+    still to be said. The game starts at t=0 if no set-up step started it."""
     for listener in listeners:
         engine.subscribe(listener)
     if setup is not None:
@@ -103,7 +118,7 @@ def run_scenario(
     clock.begun = True
     engine.begin()
     move = between or advance
-    for step in scenario.steps:
+    for step in steps:
         if step.at is not None:
             if step.at >= 0 and clock.now() <= 0 and engine.in_state("briefing"):
                 move(engine, clock, 0.0)
@@ -115,4 +130,3 @@ def run_scenario(
         elif step.say is not None:
             engine.handle_text(step.say, step.room)
     finish_speaking(engine, clock)
-    return engine

@@ -13,7 +13,7 @@ from moderator.room25.engine import Room25Engine
 from moderator.room25.rules import GAME, check_players, plan_for
 from moderator.scenario import Step, _no_unknown_keys, _steps
 from moderator.settings import GameOptions
-from moderator.simulate import ScriptClock, advance, finish_speaking
+from moderator.simulate import ScriptClock, play_steps, script_clock
 from moderator.speech.catalog import Catalog
 from moderator.speech.grammar import Grammar
 
@@ -85,29 +85,8 @@ def run_room25(
 ) -> Room25Engine:
     """Play the scenario to its last step, as ``moderator.simulate.run_scenario`` does for Two Rooms: turn 1 starts
     at t=0 if no set-up step said "start the game" (without a ``command`` event, since nobody said it)."""
-    if deliver is None and any(step.audio is not None for step in scenario.steps):
-        raise ScenarioError(f"{scenario.source}: 'audio' steps need a recognizer to hear them")
-    timed = [s.at for s in scenario.steps if s.at is not None]
-    clock = ScriptClock(start=min([0.0, *timed]))
+    clock = script_clock(scenario, deliver)
     plan = plan_for(scenario.mode, len(scenario.players), scenario.guards, scenario.programming_seconds)
     engine = Room25Engine.new(plan, scenario.players, clock=clock, grammar=grammar, catalog=catalog)
-    for listener in listeners:
-        engine.subscribe(listener)
-    if setup is not None:
-        setup(engine)
-    clock.begun = True
-    engine.begin()
-    move = between or advance
-    for step in scenario.steps:
-        if step.at is not None:
-            if step.at >= 0 and clock.now() <= 0 and engine.in_state("briefing"):
-                move(engine, clock, 0.0)  # type: ignore[arg-type]
-                if engine.in_state("briefing"):
-                    engine.start_game()
-            move(engine, clock, step.at)  # type: ignore[arg-type]
-        if deliver is not None:
-            deliver(engine, clock, step)
-        elif step.say is not None:
-            engine.handle_text(step.say, step.room)
-    finish_speaking(engine, clock)  # type: ignore[arg-type]
+    play_steps(engine, clock, scenario.steps, listeners=listeners, setup=setup, deliver=deliver, between=between)
     return engine
