@@ -98,7 +98,7 @@ class VoiceDelivery:
         speech = clip.resample(RATE).samples
         if self.room is not None:  # the player as loud as the signal-to-echo ratio says
             speech = speech * self.room.speech_gain(speech)
-            self.fill(engine, clock, clock.now())
+        self.fill(engine, clock, clock.now())
         signal = np.concatenate([np.zeros(round(LEAD_IN * RATE), np.float32), speech,
                                  np.zeros(round(TAIL * RATE), np.float32)])
         if self.noise is not None and self.snr is not None:
@@ -150,31 +150,38 @@ class VoiceDelivery:
         clock.set(start + seconds)  # type: ignore[attr-defined]
 
     def fill(self, engine: Engine, clock: VirtualClock, target: float) -> None:
-        """The microphones hear only the room (the moderator's echo, the noise) until clock time ``target``;
-        without a simulated room, the clock only moves on."""
-        if self.room is None:
+        """The microphones hear only the room (the moderator's echo, the noise) until clock time ``target``,
+        as live microphones do: a party does not fall silent between commands, and an utterance that its noise
+        keeps open goes on past the player's words. Without a simulated room or noise, the clock only moves on."""
+        if self.room is None and (self.noise is None or self._noise_gain == 0.0):
             advance(engine, clock, target)
             return
         start = clock.now() if self._fed is None else self._fed
         n = round((target - start) * RATE)
         if n <= 0:
             return
-        quiet = {mic: np.zeros(n, np.float32) for mic in self.listener.endpointers}
-        if self.noise is not None:  # the party goes on between commands, at the last command's level
-            quiet = {mic: noise_for(self.noise, n, self.rng) * self._noise_gain for mic in quiet}
-        self._feed(engine, clock, start, quiet, n)
+        self._feed(engine, clock, start, {}, n)
+
+    def _room_noise(self, n: int) -> np.ndarray:
+        """``n`` samples of the party between commands, at the last command's level (silence without noise)."""
+        if self.noise is None:
+            return np.zeros(n, np.float32)
+        return (noise_for(self.noise, n, self.rng) * self._noise_gain).astype(np.float32)
 
     def _feed(self, engine: Engine, clock: VirtualClock, start: float, signals: dict[str | None, np.ndarray],
               n: int) -> None:
-        """Feed ``signals`` (per microphone; the others hear only the room) chunk by chunk from ``start``."""
+        """Feed ``signals`` (per microphone; the others hear only the room: its noise, the moderator's echo) chunk
+        by chunk from ``start``. Without a simulated room or noise, only the microphones in ``signals`` are fed."""
         step_len = round(CHUNK * RATE)
-        mics = list(self.listener.endpointers) if self.room is not None else list(signals)
+        continuous = self.room is not None or (self.noise is not None and self._noise_gain > 0.0)
+        mics = list(self.listener.endpointers) if continuous else list(signals)
+        signals = {mic: signals[mic] if mic in signals else self._room_noise(n) for mic in mics}
         for i in range(0, n, step_len):
             t = start + i / RATE
             advance(engine, clock, t)
             size = min(step_len, n - i)
             for mic in mics:
-                chunk = signals[mic][i : i + size] if mic in signals else np.zeros(size, np.float32)
+                chunk = signals[mic][i : i + size]
                 if self.room is not None:
                     chunk = chunk + self.room.echo(mic, t, size)
                 self.listener.feed(mic, chunk, RATE, t)

@@ -43,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input", choices=("text", "voice"), default="text",
                    help="text: each 'say' goes straight to the parser (default); voice: spoken and recognised")
     p.add_argument("--voice", default="flite:slt", help="synthetic voice for --input voice (ENGINE:VOICE)")
-    p.add_argument("--noise", help="noise for --input voice: a WAV file or 'babble'")
+    p.add_argument("--noise", help="noise for --input voice: a WAV file or 'babble'; both rooms hear it between "
+                   "lines too, as a party goes on between commands")
     p.add_argument("--snr", type=float, help="signal-to-noise ratio in dB for --noise (peak-frame definition)")
     p.add_argument("--repeats", type=int, default=0, metavar="N",
                    help="for --input voice: a command the moderator neither takes nor refuses is said again, up to "
@@ -188,6 +189,9 @@ def _give_voice(engine: Engine, args: argparse.Namespace, env: Environment) -> t
 
 #: The set-up chirp of a simulated room, and the microphones listening for it.
 CHIRP_SECONDS = 1.2
+#: Seconds of babble made for ``--noise babble``. The microphones hear the party between commands too, so a loop
+#: much shorter than a round would say the same chatter again and again (and any false accept with it).
+BABBLE_SECONDS = 120.0
 
 
 def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace, voice: Voice | None) -> Any:
@@ -207,7 +211,7 @@ def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace
     listener = make_listener(engine, recognizer, mics, voice, aec=args.aec, wake_word=scenario.options.wake_word)
     noise = None
     if args.noise == "babble":
-        noise = make_babble(30.0, speak, seed=scenario.seed)
+        noise = make_babble(BABBLE_SECONDS, speak, seed=scenario.seed)
     elif args.noise is not None:
         noise = Clip.read(Path(args.noise)).resample(RATE).samples
     room = EchoRoom(voice.out, args.echo, seed=scenario.seed) if voice is not None and args.echo is not None else None
