@@ -153,7 +153,7 @@ class VoiceDelivery:
         """The microphones hear only the room (the moderator's echo, the noise) until clock time ``target``,
         as live microphones do: a party does not fall silent between commands, and an utterance that its noise
         keeps open goes on past the player's words. Without a simulated room or noise, the clock only moves on."""
-        if self.room is None and (self.noise is None or self._noise_gain == 0.0):
+        if not self._continuous:
             advance(engine, clock, target)
             return
         start = clock.now() if self._fed is None else self._fed
@@ -161,6 +161,11 @@ class VoiceDelivery:
         if n <= 0:
             return
         self._feed(engine, clock, start, {}, n)
+
+    @property
+    def _continuous(self) -> bool:
+        """Whether every microphone hears the room all the time: a simulated room, or noise at a known level."""
+        return self.room is not None or (self.noise is not None and self._noise_gain > 0.0)
 
     def _room_noise(self, n: int) -> np.ndarray:
         """``n`` samples of the party between commands, at the last command's level (silence without noise)."""
@@ -173,8 +178,7 @@ class VoiceDelivery:
         """Feed ``signals`` (per microphone; the others hear only the room: its noise, the moderator's echo) chunk
         by chunk from ``start``. Without a simulated room or noise, only the microphones in ``signals`` are fed."""
         step_len = round(CHUNK * RATE)
-        continuous = self.room is not None or (self.noise is not None and self._noise_gain > 0.0)
-        mics = list(self.listener.endpointers) if continuous else list(signals)
+        mics = list(self.listener.endpointers) if self._continuous else list(signals)
         signals = {mic: signals[mic] if mic in signals else self._room_noise(n) for mic in mics}
         for i in range(0, n, step_len):
             t = start + i / RATE
