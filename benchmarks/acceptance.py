@@ -1,7 +1,18 @@
-"""Command acceptance: spoken commands, in party babble, through endpointer -> recognizer -> grammar."""
+"""Command acceptance: spoken commands, in party babble, through endpointer -> recognizer -> grammar.
+
+``python -m benchmarks`` runs it among the whole suite. On its own, for a recognizer setting's before and after
+(the suite's commands, babble and seed; about 3 minutes a run on 2 cores)::
+
+    .venv/bin/python -m benchmarks.acceptance [--snrs clean 18 12 6] [--decoder fillprob=1e-8] [--json FILE]
+
+``--decoder KEY=VALUE`` sets a pocketsphinx decoder option over the shipped ones
+(``moderator.adapters.sphinx.DECODER_SETTINGS``), e.g. ``fillprob=1e-8`` for the setting before 2026-11-23.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -204,3 +215,70 @@ def hist(values: list[float]) -> dict[str, Any]:
     """Counts of confidences in tenths (0.0-0.1, ..., 0.9-1.0)."""
     counts = np.histogram(values, bins=10, range=(0.0, 1.0))[0] if values else np.zeros(10, int)
     return {"bins": [round(i / 10, 1) for i in range(10)], "counts": [int(c) for c in counts], "n": len(values)}
+
+
+def _setting(text: str) -> tuple[str, Any]:
+    """``fillprob=1e-8`` -> ("fillprob", 1e-8): a number, true/false, or else the text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")
+    lowered = value.lower()
+    if lowered in ("true", "false"):
+        return key, lowered == "true"
+    try:
+        return key, float(value) if any(c in value for c in ".eE") else int(value)
+    except ValueError:
+        return key, value
+
+
+def table(rows: list[dict[str, Any]], conds: list[Condition]) -> list[str]:
+    """One line per condition: right / wrong of all commands, and per voice family (flite, espeak-ng)."""
+    counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for r in rows:
+        for family in ("all", r["voice"].split(":")[0]):
+            counts[(r["cond"], family)][r["outcome"]] += 1
+    lines = []
+    for cond in conds:
+        cells = []
+        for family in ("all", "flite", "espeak-ng"):
+            c = counts[(cond.label, family)]
+            cells.append(f"{family} {c['right']}/{sum(c.values())} right, {c['wrong']} wrong")
+        lines.append(f"{cond.label}: " + "; ".join(cells))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    from benchmarks import pool
+    from benchmarks.corpus import babble
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.acceptance", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--snrs", nargs="+", default=["clean", "18", "12", "6"],
+                        help="peak-frame SNRs in dB, or 'clean' (also heard over a microphone's hiss)")
+    parser.add_argument("--seed", type=int, default=0, help="the commands' and noise's seed (0: the suite's)")
+    parser.add_argument("--decoder", type=_setting, action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--json", default=None, help="also write every row here")
+    args = parser.parse_args(argv)
+    try:
+        snrs = tuple(None if s == "clean" else float(s) for s in args.snrs)
+    except ValueError:
+        parser.error(f"--snrs takes numbers or 'clean', not {' '.join(args.snrs)}")
+    started = time.perf_counter()
+    conds = conditions(snrs, hiss=None in snrs)
+    cmds, jobs_ = jobs(seed=args.seed, conds=conds, phase_conds=())
+    decoder = dict(args.decoder)
+    results = pool.run({"pocketsphinx": None}, babble(BABBLE_SECONDS, seed=args.seed), jobs_,
+                       processes=args.processes, label="commands", decoder=decoder)
+    rows = [r for part in results for r in part]
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump({"decoder": decoder, "seed": args.seed, "rows": rows}, out)
+    print(f"{len(cmds)} commands, seed {args.seed}, decoder settings over the shipped ones: {decoder or 'none'} "
+          f"({time.perf_counter() - started:.0f} s)")
+    print("\n".join(table(rows, conds)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

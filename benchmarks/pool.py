@@ -14,10 +14,15 @@ import numpy as np
 W: dict[str, Any] = {}
 
 
-def _init(engines: dict[str, Path | None], noise: np.ndarray, acoustic: str = "default") -> None:
+def _init(engines: dict[str, Path | None], noise: np.ndarray, acoustic: str = "default",
+          decoder: dict[str, Any] | None = None) -> None:
     from benchmarks.corpus import ROSTERS, basic_grammar
     from benchmarks.phases import grammar_for_intent, phase_intents
+    from moderator.adapters import sphinx
     from moderator.listening import make_recognizer
+
+    if decoder:
+        sphinx.DECODER_SETTINGS = {**sphinx.DECODER_SETTINGS, **decoder}
 
     W.update(
         grammar=basic_grammar(),
@@ -34,16 +39,17 @@ def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
 
 def run(engines: dict[str, Path | None], noise: np.ndarray, jobs: list[tuple[Callable[[Any], Any], Any]], *,
         processes: int = 2, log: Callable[[str], None] = print, label: str = "jobs",
-        acoustic: str = "default") -> list[Any]:
+        acoustic: str = "default", decoder: dict[str, Any] | None = None) -> list[Any]:
     """Run ``fn(arg)`` for every job over ``processes`` workers, pocketsphinx with the ``acoustic`` model
-    (``--acoustic-model``); results in job order.
+    (``--acoustic-model``) and ``decoder`` settings over ``moderator.adapters.sphinx.DECODER_SETTINGS`` (to compare
+    a setting with the shipped ones); results in job order.
 
     Raises:
         BrokenProcessPool: a worker died (a recognizer crashing in its C code, say) instead of hanging.
     """
     started = time.perf_counter()
     results: list[Any] = [None] * len(jobs)
-    with ProcessPoolExecutor(processes, initializer=_init, initargs=(engines, noise, acoustic)) as executor:
+    with ProcessPoolExecutor(processes, initializer=_init, initargs=(engines, noise, acoustic, decoder)) as executor:
         futures = {executor.submit(_call, job): i for i, job in enumerate(jobs)}
         for n, future in enumerate(as_completed(futures), 1):
             results[futures[future]] = future.result()

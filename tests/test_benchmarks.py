@@ -107,3 +107,30 @@ def test_long_false_accepts_minutes_render_the_same_from_their_seed(monkeypatch:
     assert len(first) == lfa.MINUTE * lfa.RATE and np.array_equal(first, again)
     assert 0.05 < float(np.max(np.abs(first))) <= 1.0
     assert not np.array_equal(first, lfa.render(lfa.Minute("music", 1, "round", minute.seed + 1))[0])
+
+
+def test_acceptance_decoder_settings_reach_the_workers_recognizers() -> None:
+    """``python -m benchmarks.acceptance --decoder fillprob=1e-8`` measures the setting before 2026-11-23: the value
+    reaches the decoder of every worker, over the shipped settings."""
+    from benchmarks import pool
+    from benchmarks.acceptance import _setting
+    from moderator.adapters import sphinx
+
+    assert _setting("fillprob=1e-8") == ("fillprob", 1e-8)
+    assert _setting("bestpath=false") == ("bestpath", False)
+    assert _setting("maxhmmpf=3000") == ("maxhmmpf", 3000)
+    probe = _worker_fillprob
+
+    shipped = sphinx.DECODER_SETTINGS["fillprob"]
+    got = pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), [(probe, None)], processes=1, log=lambda _: None,
+                   decoder={"fillprob": 1e-8})
+    assert got == [pytest.approx(1e-8)]
+    assert pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), [(probe, None)], processes=1,
+                    log=lambda _: None) == [pytest.approx(shipped)]
+
+
+def _worker_fillprob(_: object) -> float:
+    """The fillprob of a ``benchmarks.pool`` worker's pocketsphinx decoder (a job: module-level, to be pickled)."""
+    from benchmarks import pool
+
+    return float(pool.W["recognizers"]["pocketsphinx"]._sphinx.batch.config["fillprob"])
