@@ -3,10 +3,10 @@
 ``python -m benchmarks`` runs it among the whole suite. On its own, for a recognizer setting's before and after
 (the suite's commands, babble and seed; about 3 minutes a run on 2 cores)::
 
-    .venv/bin/python -m benchmarks.acceptance [--snrs clean 18 12 6] [--decoder fillprob=1e-8] [--json FILE]
+    .venv/bin/python -m benchmarks.acceptance [--snrs clean 18 12 6] [--decoder fillprob=1e-2] [--json FILE]
 
 ``--decoder KEY=VALUE`` sets a pocketsphinx decoder option over the shipped ones
-(``moderator.adapters.sphinx.DECODER_SETTINGS``), e.g. ``fillprob=1e-8`` for the setting before 2026-11-23.
+(``moderator.adapters.sphinx.DECODER_SETTINGS``), to measure it before shipping it (docs/benchmarks/changes.md).
 """
 
 from __future__ import annotations
