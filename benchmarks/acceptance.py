@@ -233,16 +233,12 @@ def _setting(text: str) -> tuple[str, Any]:
 
 def table(rows: list[dict[str, Any]], conds: list[Condition]) -> list[str]:
     """One line per condition: right / wrong of all commands, and per voice family (flite, espeak-ng)."""
-    counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-    for r in rows:
-        for family in ("all", r["voice"].split(":")[0]):
-            counts[(r["cond"], family)][r["outcome"]] += 1
     lines = []
     for cond in conds:
         cells = []
         for family in ("all", "flite", "espeak-ng"):
-            c = counts[(cond.label, family)]
-            cells.append(f"{family} {c['right']}/{sum(c.values())} right, {c['wrong']} wrong")
+            c = _rate([r for r in rows if r["cond"] == cond.label and family in ("all", r["voice"].split(":")[0])])
+            cells.append(f"{family} {c['right']}/{c['n']} right, {c['wrong']} wrong")
         lines.append(f"{cond.label}: " + "; ".join(cells))
     return lines
 

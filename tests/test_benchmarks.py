@@ -119,13 +119,12 @@ def test_acceptance_decoder_settings_reach_the_workers_recognizers() -> None:
     assert _setting("fillprob=1e-8") == ("fillprob", 1e-8)
     assert _setting("bestpath=false") == ("bestpath", False)
     assert _setting("maxhmmpf=3000") == ("maxhmmpf", 3000)
-    probe = _worker_fillprob
 
     shipped = sphinx.DECODER_SETTINGS.get("fillprob", 1e-8)  # pocketsphinx's default
-    got = pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), [(probe, None)], processes=1, log=lambda _: None,
-                   decoder={"fillprob": 1e-2})
+    got = pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), [(_worker_fillprob, None)], processes=1,
+                   log=lambda _: None, decoder={"fillprob": 1e-2})
     assert got == [pytest.approx(1e-2)]
-    assert pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), [(probe, None)], processes=1,
+    assert pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), [(_worker_fillprob, None)], processes=1,
                     log=lambda _: None) == [pytest.approx(shipped)]
 
 
