@@ -28,6 +28,10 @@ from moderator.audio.mix import noise_for, snr_db
 from moderator.speech.grammar import Grammar, Parsed
 from moderator.voice_input import CHUNK, LEAD_IN, TAIL
 
+#: Seconds of the room (its babble, hiss or silence) heard before each command: the endpointer follows the room's
+#: level from it, and the listener measures how far an utterance stands out from it (``Utterance.rise``).
+ROOM_BEFORE = 4.0
+
 #: SNRs of the issue, in dB; None is clean speech.
 SNRS: tuple[float | None, ...] = (None, 24, 18, 12, 6, 0)
 BABBLE_SECONDS = 60.0
@@ -66,9 +70,11 @@ def conditions(snrs: Sequence[float | None] = SNRS, *, average: bool = False, hi
     return out
 
 
-def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.ndarray,
-          tail: np.ndarray) -> tuple[list[Parsed], list[str], float, float]:
-    """Endpoint ``signal`` (then ``tail`` until the utterance ends) and recognize each utterance.
+def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.ndarray, tail: np.ndarray,
+          said: tuple[float, float] = (0.0, float("inf"))) -> tuple[list[Parsed], list[str], float, float]:
+    """Endpoint ``signal`` (then ``tail`` until the utterance ends) and recognize each utterance that overlaps
+    ``said`` (the command's seconds in ``signal``) and stands out from the room before it, as the game's
+    ``Listener`` does (``Utterance.stands_out``).
 
     Returns the parses, the texts heard, the best confidence and the recognizer's CPU seconds.
     """
@@ -77,11 +83,14 @@ def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.n
     utterances = []
     stream = np.concatenate([signal, tail])
     for i in range(0, len(stream), step):
-        utterances += endpointer.feed(stream[i : i + step], i / RATE)
+        utterances += [u for u in endpointer.feed(stream[i : i + step], i / RATE)
+                       if u.start < said[1] and u.end > said[0]]
         if i >= len(signal) and utterances:
             break
     parses, texts, best, cpu = [], [], 0.0, 0.0
     for utterance in utterances:
+        if not utterance.stands_out:
+            continue
         start = time.process_time()
         heard = recognizer.recognize(utterance.samples, RATE)
         cpu += time.process_time() - start
@@ -100,7 +109,10 @@ def measure(job: tuple[int, Command, list[Condition], tuple[str, ...], int]) -> 
     grammar: Grammar = W["grammar"]
     speech = spoken(command.text, command.voice)
     pad = lambda n: np.zeros(round(n * RATE), np.float32)  # noqa: E731
-    clean = np.concatenate([pad(LEAD_IN), speech, pad(TAIL)])
+    # The room goes on for ROOM_BEFORE seconds before the command, as at a party.
+    clean = np.concatenate([pad(ROOM_BEFORE + LEAD_IN), speech, pad(TAIL)])
+    said = (ROOM_BEFORE + LEAD_IN, ROOM_BEFORE + LEAD_IN + len(speech) / RATE)
+    under = slice(round(ROOM_BEFORE * RATE), len(clean))
     rows = []
     for cond_i, cond in enumerate(conds):
         rng = np.random.default_rng([seed, index, cond_i])
@@ -112,9 +124,9 @@ def measure(job: tuple[int, Command, list[Condition], tuple[str, ...], int]) -> 
         else:
             bed = noise_for(W["noise"], len(clean) + 8 * RATE, rng)
             # Scaled as scale_noise does, over the stretch under the command; the tail keeps the same level.
-            bed *= 10 ** ((snr_db(speech, bed[: len(clean)], peak=cond.peak) - cond.snr) / 20)
+            bed *= 10 ** ((snr_db(speech, bed[under], peak=cond.peak) - cond.snr) / 20)
             signal, tail = clean + bed[: len(clean)], bed[len(clean) :]
-            other = snr_db(speech, bed[: len(clean)], peak=not cond.peak)
+            other = snr_db(speech, bed[under], peak=not cond.peak)
         for engine, recognizer in W["recognizers"].items():
             for mode in ("full", "phase") if cond.label in phase_conds else ("full",):
                 if mode == "full":
@@ -124,7 +136,7 @@ def measure(job: tuple[int, Command, list[Condition], tuple[str, ...], int]) -> 
                 else:
                     continue  # never listened for in any phase (e.g. a read-back answer)
                 recognizer.expect(grammar, list(command.roster), intents)
-                parses, texts, conf, cpu = _hear(recognizer, grammar, command.roster, signal, tail)
+                parses, texts, conf, cpu = _hear(recognizer, grammar, command.roster, signal, tail, said)
                 right = len(parses) == 1 and parses[0].intent == command.intent and parses[0].slots == command.slots
                 outcome = "right" if right else ("wrong" if parses else "missed")
                 rows.append({

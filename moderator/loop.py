@@ -158,8 +158,11 @@ class Listener:
         return utterances
 
     def hear(self, mic: str | None, utterance: Utterance) -> bool:
-        """Recognize one utterance and hand it to the game; True when a command was accepted."""
+        """Recognize one utterance and hand it to the game; True when a command was accepted. An utterance that
+        does not stand out from the room (``Utterance.stands_out``: the party's babble or music) is not decoded."""
         ahead, self._ahead[mic] = self._ahead[mic], None
+        if not utterance.stands_out:
+            return False
         if ahead is not None and ahead[0] is utterance:
             self.listen_for_current_phase(mic)  # the phase may have changed since (time's up): then decode again
             heard = ahead[2] if ahead[1] == self._expecting[mic] else self._transcribe(mic, utterance)
@@ -225,6 +228,8 @@ class Listener:
 
     def _prepare(self, mic: str | None, utterance: Utterance) -> None:
         """Decode ahead an utterance that the short hangover may close (see ``Endpointer.prepare``)."""
+        if not utterance.stands_out:
+            return
         heard = self._transcribe(mic, utterance)
         self._ahead[mic] = (utterance, self._expecting[mic], heard)
 

@@ -86,6 +86,42 @@ def test_an_utterance_ends_when_the_voice_falls_back_into_the_babble() -> None:
     assert ep.background_dbfs is not None and abs(ep.background_dbfs - 20 * np.log10(0.02)) < 3
 
 
+def party(seconds: float, seed: int = 2) -> np.ndarray:
+    """A party loud all the time: 1.5 s at -36 dBFS, then a 0.5 s lull at -46 dBFS, again and again. Its loud
+    stretches stand 10 dB above the lulls that the background follows, but hardly above its median."""
+    rng = np.random.default_rng(seed)
+    n = round(seconds * RATE)
+    level = np.where((np.arange(n) / RATE) % 2.0 < 1.5, 10 ** (-36 / 20), 10 ** (-46 / 20))
+    return (rng.normal(0, 1, n) * level).astype(np.float32)
+
+
+def test_a_party_loud_all_the_time_is_the_room_not_speech() -> None:
+    """The classifier calls it all speech (as WebRTC's VAD does with babble); the room's median level decides."""
+    assert feed_all(Endpointer(lambda frame: True), party(12)) == []
+    got = feed_all(Endpointer(lambda frame: True, room_margin=None), party(12))
+    assert got, "above the lulls alone, its loud stretches open utterances"
+    assert not any(u.stands_out for u in got), "and none stands out from the room: the listener decodes none"
+    assert all(u.rise is not None and u.rise < 3 for u in got[1:])
+
+
+def test_a_voice_over_the_party_is_one_utterance_that_stands_out() -> None:
+    words = talk(1.5, level=0.2)  # about -20 dBFS: 16 dB over the party's median
+    audio = party(12.0)
+    audio[round(4.5 * RATE) : round(6.0 * RATE)] += words
+    got = feed_all(Endpointer(lambda frame: True), audio)
+    assert len(got) == 1 and got[0].stands_out and got[0].rise is not None and got[0].rise > 14
+    assert 4.0 < got[0].start < 4.5 and got[0].end - got[0].start <= 1.5 + 0.3 + 0.6 + 0.1, \
+        "the party after the words does not keep the utterance open"
+    kept = feed_all(Endpointer(lambda frame: True, room_margin=None), audio)
+    voice = [u for u in kept if u.start < 6.0 and u.end > 4.5]
+    assert voice and voice[0].end - voice[0].start >= 8.0 - 0.05, "with the background alone, the party kept it open"
+
+
+def test_an_utterance_after_less_than_a_second_of_the_room_is_not_measured() -> None:
+    got = feed_all(Endpointer(lambda frame: True), np.concatenate([quiet(0.5), talk(1.0), quiet(2.0)]))
+    assert len(got) == 1 and got[0].rise is None and got[0].stands_out
+
+
 def test_a_constant_hum_becomes_background() -> None:
     ep = Endpointer(lambda frame: True)
     assert feed_all(ep, np.full(RATE * 12, 0.05, np.float32)) == []

@@ -14,7 +14,7 @@ from tests_support import eight_player_engine
 
 from moderator.audio.clip import Clip
 from moderator.audio.echo import ECHO_TAIL, EchoPath
-from moderator.audio.endpoint import FRAME, RATE, Endpointer, Utterance, webrtc_classifier
+from moderator.audio.endpoint import FRAME, RATE, RISE_MIN, Endpointer, Utterance, webrtc_classifier
 from moderator.audio.reference import PlayedAudio
 from moderator.loop import ANSWER_CONFIDENCE, PARDON_AGAIN_AFTER, TALKED_OVER_CONFIDENCE, UNSURE, Listener
 from moderator.ports import Transcript
@@ -106,6 +106,16 @@ def at_round_end(listener_args: dict | None = None) -> tuple[Listener, Recording
 
 def utterance(t: float = 1.0) -> Utterance:
     return Utterance(np.zeros(RATE, np.float32), t - 1.0, t)
+
+
+def test_an_utterance_that_does_not_stand_out_from_the_room_is_not_decoded() -> None:
+    listener, rec, events = at_round_end()
+    rec.texts = ["how much time is left", "how much time is left"]
+    party = Utterance(np.zeros(RATE, np.float32), 1.0, 2.0, rise=RISE_MIN - 0.5)
+    assert not listener.hear("A", party)
+    assert len(rec.texts) == 2 and not [e for e in events if e["type"] == "heard"], "never decoded, never heard"
+    player = Utterance(np.zeros(RATE, np.float32), 3.0, 4.0, rise=RISE_MIN + 0.5)
+    assert listener.hear("A", player) and len(rec.texts) == 1
 
 
 def test_a_doubtful_utterance_gets_sorry_once_and_chatter_gets_nothing() -> None:
