@@ -128,11 +128,11 @@ class Endpointer:
     room_seconds: float = 10.0
     """How much of the room, just before an utterance, its ``Utterance.rise`` is measured against."""
     room_min: float = 1.0
+    """Seconds of the room heard at least before its median level is used (for ``room_margin`` and ``rise``)."""
     room_margin: float | None = 4.0
     """dB above the room's median level (the ``room_seconds`` before, or before the open utterance) that a frame
     must be to be speech: babble and music keep most of their frames within a few dB of their median, so they no
     longer keep a player's utterance open, while a voice's vowels stand far above it. None: the background alone."""
-    """Seconds of the room heard at least before an utterance's ``rise`` is measured."""
     _floor: float | None = field(default=None, repr=False)
     _power: float | None = field(default=None, repr=False)
     _buf: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32), repr=False)
@@ -214,7 +214,7 @@ class Endpointer:
             self._floor = level
         else:
             self._floor += self.noise_rise * FRAME / RATE
-        level, threshold = rms_db(frame), max(self.min_dbfs, self._floor + self.noise_margin)
+        level, threshold = self._levels[-1], max(self.min_dbfs, self._floor + self.noise_margin)  # feed's rms_db
         room = self._room if self._speech is not None else self._room_level(len(self._levels))
         if self.room_margin is not None and room is not None:
             threshold = max(threshold, room + self.room_margin)
