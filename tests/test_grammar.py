@@ -337,3 +337,14 @@ def test_a_narrowed_grammar_has_fewer_votes_and_shorter_lists_but_the_same_parse
     assert isinstance(narrow.parse("hostages Bob, Carol and Dave", ROSTER), NoParse)
     for text, expected in narrow.expand(ROSTER, limit_per_template=3):
         assert full.parse(text, ROSTER) == expected, "a narrowed grammar only leaves sentences out"
+
+
+def test_the_answers_as_prompted_are_only_the_words_the_moderator_asks_for() -> None:
+    full = load_grammar("en")
+    prompted = full.as_prompted(["confirm"])
+    assert prompted.intents == ("confirm",)
+    assert sorted(text for text, _ in prompted.expand(ROSTER)) == ["no", "yes"]
+    for text in ("yeah", "nope", "that's wrong", "undo", "hostages Bob"):
+        assert isinstance(prompted.parse(text, ROSTER), NoParse), text
+    assert full.parse("yeah", ROSTER) == Parsed("confirm", {"answer": "yes"}, "yeah"), "the grammar it came from keeps all"
+    assert prompted.parse("no", ROSTER) == full.parse("no", ROSTER)

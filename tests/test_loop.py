@@ -398,3 +398,63 @@ def test_words_said_over_the_moderator_keep_the_longer_preroll_and_others_do_not
     quiet = Listener._players_part(SimpleNamespace(echo=_Echo(False), endpointers={}), "A", utterance)  # type: ignore[arg-type]
     assert over is not None and np.array_equal(over, np.concatenate([before, words]))
     assert quiet is not None and np.array_equal(quiet, words)
+
+
+class ByIntents:
+    """Hears ``phase`` with the phase's grammar and ``answer`` with the answers alone (``Listener._answer``)."""
+
+    name = "by-intents"
+
+    def __init__(self, phase: Transcript, answer: Transcript) -> None:
+        self.phase, self.answer, self.intents, self.grammar, self.decodes = phase, answer, None, None, []
+
+    def expect(self, grammar, roster, intents=None) -> None:  # type: ignore[no-untyped-def]
+        self.grammar, self.intents = grammar, None if intents is None else list(intents)
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        self.decodes.append(self.intents)
+        return self.answer if self.intents == ["confirm"] else self.phase
+
+
+def _read_back_in_a(phase: Transcript, answer: Transcript) -> tuple[Listener, ByIntents, list[dict]]:
+    engine = eight_player_engine()
+    events: list[dict] = []
+    engine.subscribe(events.append)
+    engine.begin()
+    for line, room in (("start the game", "A"), ("I appoint Alice as leader", "A"),
+                       ("Frank appoints Erin as leader", "B")):
+        assert engine.handle_text(line, room)
+    engine.clock.set(180.0)  # type: ignore[attr-defined]
+    engine.tick()
+    assert engine.handle_text("hostages Bob", "A", spoken=True) and engine.state.rooms["A"].pending == ["Bob"]
+    rec = ByIntents(phase, answer)
+    listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
+    return listener, rec, events
+
+
+def test_a_reply_to_a_read_back_that_the_phase_grammar_missed_is_decoded_again_with_yes_and_no_alone() -> None:
+    listener, rec, events = _read_back_in_a(Transcript("", 0.0, partial="no that's"), Transcript("yes", 0.8))
+    assert listener.hear("A", utterance())
+    assert [e["players"] for e in events if e["type"] == "hostages"] == [["Bob"]], "locked on the second decode's yes"
+    assert rec.decodes[-1] == ["confirm"] and rec.intents != ["confirm"], "then back to the phase's grammar"
+    assert [e["text"] for e in events if e["type"] == "heard"] == ["yes"]
+
+
+def test_the_second_decode_is_only_for_a_room_whose_read_back_waits_and_only_when_nothing_else_was_heard() -> None:
+    # Room B has no read-back waiting: its talk is never decoded as an answer.
+    listener, rec, events = _read_back_in_a(Transcript("", 0.0), Transcript("yes", 0.8))
+    assert not listener.hear("B", utterance()) and ["confirm"] not in rec.decodes
+    # A command heard whole, or an answer the phase's grammar already heard, is not decoded again.
+    for phase in (Transcript("how much time is left", 0.9), Transcript("", ANSWER_CONFIDENCE, guess="no")):
+        listener, rec, events = _read_back_in_a(phase, Transcript("yes", 0.8))
+        assert listener.hear("A", utterance()) and rec.decodes == [rec.decodes[0]], phase
+        assert not [e for e in events if e["type"] == "hostages"], "no yes taken"
+    # The second decode rejected too: nothing is taken.
+    listener, rec, events = _read_back_in_a(Transcript("", 0.2), Transcript("", 0.4, guess="yes"))
+    assert not listener.hear("A", utterance()) and rec.decodes[-1] == ["confirm"]
+    assert listener.engine.state.rooms["A"].pending == ["Bob"]
+    # Once answered, nothing waits: the next utterance is decoded once.
+    listener, rec, events = _read_back_in_a(Transcript("", 0.0), Transcript("no", 0.9))
+    assert listener.hear("A", utterance()) and listener.engine.state.rooms["A"].pending is None
+    decodes = len(rec.decodes)
+    assert not listener.hear("A", utterance(3.0)) and len(rec.decodes) == decodes + 1

@@ -282,3 +282,24 @@ def test_a_recording_scores_the_same_whatever_was_decoded_before_it(grammar, rec
         recognizer.recognize(before, 16000)
         scores.append(recognizer.recognize(undo, 16000).confidence)
     assert scores == [first.confidence] * 3
+
+
+def test_an_utterance_decoded_again_with_another_grammar_reuses_its_phone_loop(grammar, speak):
+    """The listener decodes one utterance again (every name of the game, or only the answers to a read-back): the
+    free phone loop does not depend on the grammar, so it is decoded once, and the scores are a fresh decode's."""
+    yes = Clip.read(speak("yes", "awb")).resample(16000).samples
+    fresh = PocketsphinxRecognizer()
+    fresh.expect(grammar.as_prompted(["confirm"]), ROSTER, ["confirm"])
+    alone = fresh.recognize(yes, 16000)
+    rec = PocketsphinxRecognizer()
+    calls: list[str] = []
+    decode = rec._sphinx.decode
+    rec._sphinx.decode = lambda search, pcm: calls.append(search) or decode(search, pcm)  # type: ignore[method-assign]
+    rec.expect(grammar, ROSTER)
+    rec.recognize(yes, 16000)
+    rec.expect(grammar.as_prompted(["confirm"]), ROSTER, ["confirm"])
+    again = rec.recognize(yes, 16000)
+    assert again == alone and again.text == "yes"
+    assert calls.count("phones") == 1 and len(calls) == 3
+    rec.recognize(yes[: len(yes) // 2], 16000)
+    assert calls.count("phones") == 2, "other audio: its own phone loop"

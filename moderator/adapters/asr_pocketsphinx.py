@@ -278,6 +278,7 @@ class PocketsphinxRecognizer:
         files = (str(root / "en-us"), str(root / "cmudict-en-us.dict"))
         self._sphinx: Decoders | DecoderProcess = DecoderProcess(*files) if worker else Decoders(*files)
         self._stream = False
+        self._phones: tuple[bytes, float] | None = None  # the last utterance and its phone loop's score
 
     # -- dictionary ---------------------------------------------------------------
 
@@ -341,7 +342,7 @@ class PocketsphinxRecognizer:
         if not text:
             self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
-        phone_score = self._sphinx.decode(PHONES, pcm).score
+        phone_score = self._phone_score(pcm)
         absorbed = absorbed_speech(pcm, heard.segments)  # the grammar search's alignment
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
         complete = heard.complete
@@ -351,6 +352,14 @@ class PocketsphinxRecognizer:
         if confidence >= self.reject_below:
             return Transcript(text, confidence)
         return Transcript("", confidence, guess=text if complete else "", partial="" if complete else text)
+
+    def _phone_score(self, pcm: bytes) -> float:
+        """The free phone loop's score of ``pcm``, decoded once for the last utterance: the listener may decode one
+        utterance again with another grammar (every name of the game, or only the answers), and the loop does not
+        depend on the grammar. It is most of a decode's time."""
+        if self._phones is None or self._phones[0] != pcm:
+            self._phones = (pcm, self._sphinx.decode(PHONES, pcm).score)
+        return self._phones[1]
 
     def close(self) -> None:
         """Stop the decoding process, if any (it starts again if the recognizer is used after)."""

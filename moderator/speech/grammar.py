@@ -154,6 +154,15 @@ class Grammar:
         kept = self._ordered if intents is None else [t for t in self._ordered if t.intent in intents]
         return Grammar(kept, lists, self.joiners, self.source, max_listed or self.max_listed)
 
+    def as_prompted(self, intents: Collection[str]) -> Grammar:
+        """Only ``intents``, each list value said only as its first phrase, the one the moderator's prompts ask for
+        ("yes" and "no"; not "yeah", "that's wrong"). The listener decodes a short reply with it once more while a
+        read-back waits (``Listener._answer``): party noise after a "yes" cannot then be explained as more words of
+        a longer answer ("no that's wrong"), only as silence, which the recognizer rejects when it is loud."""
+        lists = {name: {value: phrases[:1] for value, phrases in values.items()} for name, values in self.lists.items()}
+        kept = [t for t in self._ordered if t.intent in intents]
+        return Grammar(kept, lists, self.joiners, f"{self.source} ({', '.join(intents)} as prompted)", self.max_listed)
+
     # -- queries ------------------------------------------------------------------
 
     def templates(self, intent: str) -> tuple[str, ...]:
