@@ -138,7 +138,8 @@ def report(rows: list[dict[str, Any]], split: str, repeats: int, command: str, s
              f"Command: `{command}` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {seconds:.0f} s). How it is "
              "measured: benchmarks/answers.py (docstring). *Before*: without the second decode of a read-back's "
              "answer (`Listener._answer`); *after*: as the listener hears now.", "",
-             f"Split **{split}**: {len(voices)} voices ({', '.join(voices)}), each answer said {repeats} times by each.",
+             f"Split **{split}**: {len(voices)} voices ({', '.join(voices)}), each answer said {repeats} times by "
+             "each.",
              "", "| condition | line | before: right / wrong of N | after: right / wrong of N |",
              "| --- | --- | --- | --- |"]
     for snr in CONDITIONS:

@@ -133,3 +133,23 @@ def _worker_fillprob(_: object) -> float:
     from benchmarks import pool
 
     return float(pool.W["recognizers"]["pocketsphinx"]._sphinx.batch.config["fillprob"])
+
+
+@pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed")
+def test_answers_benchmark_hears_a_clean_yes_with_and_without_the_second_decode() -> None:
+    """benchmarks.answers drives the game's own listener in a read-back; a clean "yes" is taken either way, and a
+    line of party talk sets off nothing."""
+    import numpy as np
+
+    from benchmarks import answers
+    from benchmarks.corpus import basic_grammar
+    from moderator.listening import make_recognizer
+
+    answers.W.update(noise=np.zeros(16000, np.float32), grammar=basic_grammar(),
+                     recognizer=answers._Batch(make_recognizer("pocketsphinx", None, "default")))
+    yes = answers.measure(("answer", "yes", None, "flite:rms", 0))
+    assert (yes["before"], yes["after"]) == ("right", "right") and yes["after_taken"] == ["confirm {'answer': 'yes'}"]
+    talk = answers.measure(("chatter", "did anyone see where I left my drink", None, "flite:rms", 0))
+    assert (talk["before"], talk["after"]) == ("nothing", "nothing")
+    report = answers.report([yes, talk], "dev", 1, "python -m benchmarks.answers", 1.0)
+    assert '| clean + hiss -60 dBFS | "yes" | 1 / 0 of 1 | 1 / 0 of 1 |' in report

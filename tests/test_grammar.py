@@ -346,5 +346,5 @@ def test_the_answers_as_prompted_are_only_the_words_the_moderator_asks_for() -> 
     assert sorted(text for text, _ in prompted.expand(ROSTER)) == ["no", "yes"]
     for text in ("yeah", "nope", "that's wrong", "undo", "hostages Bob"):
         assert isinstance(prompted.parse(text, ROSTER), NoParse), text
-    assert full.parse("yeah", ROSTER) == Parsed("confirm", {"answer": "yes"}, "yeah"), "the grammar it came from keeps all"
+    assert full.parse("yeah", ROSTER) == Parsed("confirm", {"answer": "yes"}, "yeah"), "its source keeps them all"
     assert prompted.parse("no", ROSTER) == full.parse("no", ROSTER)
