@@ -303,3 +303,38 @@ def test_an_utterance_decoded_again_with_another_grammar_reuses_its_phone_loop(g
     assert calls.count("phones") == 1 and len(calls) == 3
     rec.recognize(yes[: len(yes) // 2], 16000)
     assert calls.count("phones") == 2, "other audio: its own phone loop"
+
+
+def test_a_lattice_path_that_stops_short_is_replaced_by_the_searchs_own_whole_path(grammar, speak):
+    """pocketsphinx's lattice rescoring can end a word short of the grammar's final state ("i appoint alice as the"
+    in party noise); then, when that path names a player, the search's own best path (the ``VITERBI`` twin of each
+    grammar search) is taken if it is a whole sentence, with its own score. A whole lattice path is never decoded
+    twice, nor one without a name ("what can i": party talk completed that way into "what can i say")."""
+    from dataclasses import replace
+
+    from moderator.adapters.sphinx import VITERBI
+
+    command = Clip.read(speak("I appoint Alice as leader", "slt")).resample(16000).samples
+    rec = PocketsphinxRecognizer()
+    rec.expect(grammar, ROSTER)
+    whole = rec.recognize(command, 16000)
+    assert whole.text == "i appoint alice as leader" and rec.last is not None and rec.last.complete
+    assert rec._sphinx.batch.config["bestpath"], "the decoder's own setting is left as it was"
+    calls: list[str] = []
+    decode = rec._sphinx.decode
+
+    partial = "i appoint alice as the"
+
+    def cut_short(search: str, pcm: bytes):  # type: ignore[no-untyped-def]
+        calls.append(search)
+        heard = decode(search, pcm)
+        return heard if search.endswith(VITERBI) or search == "phones" else replace(heard, text=partial, complete=False)
+
+    rec._sphinx.decode = cut_short  # type: ignore[method-assign]
+    again = rec.recognize(command, 16000)
+    assert again.text == whole.text and again.confidence == pytest.approx(whole.confidence, abs=0.15)
+    assert [c for c in calls if c.endswith(VITERBI)] == [rec._active + VITERBI]
+    partial = "i appoint you as the"
+    nameless = rec.recognize(command, 16000)
+    assert nameless.text == "" and nameless.partial == partial
+    assert len([c for c in calls if c.endswith(VITERBI)]) == 1, "no name in the path: not decoded again"

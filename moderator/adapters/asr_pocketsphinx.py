@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from moderator.adapters.sphinx import FILLER, PHONES, DecoderProcess, Decoders, RecognitionError
+from moderator.adapters.sphinx import FILLER, PHONES, VITERBI, DecoderProcess, Decoders, RecognitionError
 from moderator.ports import Transcript
 from moderator.speech.compile import to_jsgf, words
+from moderator.speech.template import normalize
 
 if TYPE_CHECKING:
     from moderator.speech.grammar import Grammar
@@ -243,7 +244,9 @@ class PocketsphinxRecognizer:
     """The ``Recognizer`` port on pocketsphinx 5 with a JSGF grammar search.
 
     Each ``recognize`` decodes twice: with the grammar, and with a free phone loop,
-    whose score difference gives the confidence (see ``confidence_from_llr``). Its midpoint and slope are the
+    whose score difference gives the confidence (see ``confidence_from_llr``). When the grammar search's lattice
+    path stops short of a whole sentence after naming a player, the search's own path is decoded too
+    (``moderator.adapters.sphinx.VITERBI``). Its midpoint and slope are the
     model's own when ``en-us/calibration.json`` is there (``read_calibration``), else ``LLR_MIDPOINT`` and
     ``LLR_SLOPE``: they are this recognizer's ``llr_midpoint`` and ``llr_slope``.
 
@@ -279,6 +282,7 @@ class PocketsphinxRecognizer:
         self._sphinx: Decoders | DecoderProcess = DecoderProcess(*files) if worker else Decoders(*files)
         self._stream = False
         self._phones: tuple[bytes, float] | None = None  # the last utterance and its phone loop's score
+        self._names: frozenset[str] = frozenset()  # the words of the expected roster's names
 
     # -- dictionary ---------------------------------------------------------------
 
@@ -328,6 +332,7 @@ class PocketsphinxRecognizer:
             self._sphinx.add_jsgf(name, to_jsgf(grammar, roster, intents))
             self._searches[key] = name
         self._active = self._searches[key]
+        self._names = frozenset(w.lower() for name in roster for w in normalize(name))
 
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
         """Decode one utterance with the expected grammar; low-confidence results come back empty."""
@@ -338,6 +343,11 @@ class PocketsphinxRecognizer:
             self.last = Scores("", 0, float("-inf"), 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
         heard = self._sphinx.decode(self._active, pcm)
+        if not heard.complete and self._names & set(heard.text.split()):
+            # The lattice's path stopped short of a command naming someone: the search's own may not.
+            viterbi = self._sphinx.decode(self._active + VITERBI, pcm)
+            if viterbi.complete:
+                heard = viterbi
         text, grammar_score, frames = heard.text, heard.score, heard.frames
         if not text:
             self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)

@@ -33,6 +33,10 @@ FILLER = re.compile(r"<.*>|\[.*\]|SIL|\+.*\+")
 #: The free phone loop's search name.
 PHONES = "phones"
 
+#: Each grammar search has a twin under its name and this suffix, whose result is the search's own best path
+#: (Viterbi) instead of the best path through its word lattice (``bestpath``); see ``Decoders.add_jsgf``.
+VITERBI = "/viterbi"
+
 #: Decoder settings besides the model's own (none: pocketsphinx's defaults). The benchmarks override them to measure
 #: a setting before shipping it (``python -m benchmarks.acceptance --decoder KEY=VALUE``); docs/benchmarks/changes.md
 #: has those tried and not kept (``fillprob`` 1e-2, ``bestpath`` off).
@@ -109,12 +113,23 @@ class Decoders:
         self._added.append((word, phones))
 
     def add_jsgf(self, name: str, text: str) -> None:
-        """Add a grammar search (the streaming decoder gets it at its first utterance with it)."""
+        """Add a grammar search (the streaming decoder gets it at its first utterance with it), and its twin
+        ``name + VITERBI``. pocketsphinx rescores a word lattice after the search (``bestpath``), and that lattice's
+        best path need not end in the grammar's final state: in party noise it often stops a word short ("i appoint
+        alice as the"). The search's own best path ends there whenever any path does. A search reads ``bestpath``
+        from the decoder's settings when it is made, so the twin is made with it off, on the same decoder and
+        acoustic model."""
+        config = self.batch.config
+        bestpath = config["bestpath"]
         try:
             self.batch.add_jsgf_string(name, text)
-            self._fsg[name] = self.batch.parse_jsgf(text)
+            config["bestpath"] = False
+            self.batch.add_jsgf_string(name + VITERBI, text)
+            self._fsg[name] = self._fsg[name + VITERBI] = self.batch.parse_jsgf(text)
         except (RuntimeError, ValueError) as exc:
             raise DecoderError(f"pocketsphinx refused the grammar: {exc}") from exc
+        finally:
+            config["bestpath"] = bestpath
         self._jsgf[name] = text
 
     def open_stream(self) -> None:
