@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from moderator.adapters.sphinx import FILLER, PHONES, VITERBI, DecoderProcess, Decoders, RecognitionError
+from moderator.adapters.sphinx import (
+    FILLER,
+    PHONES,
+    VITERBI,
+    Decoded,
+    DecoderProcess,
+    Decoders,
+    RecognitionError,
+)
 from moderator.ports import Transcript
 from moderator.speech.compile import to_jsgf, words
 from moderator.speech.template import normalize
@@ -343,25 +351,32 @@ class PocketsphinxRecognizer:
             self.last = Scores("", 0, float("-inf"), 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
         heard = self._sphinx.decode(self._active, pcm)
+        transcript, self.last = self._judge(heard, pcm)
         if not heard.complete and self._names & set(heard.text.split()):
-            # The lattice's path stopped short of a command naming someone: the search's own may not.
+            # The lattice's path stopped short of a command naming someone: the search's own path may be whole. It
+            # counts only when it is taken; otherwise the cut path stands (the listener decodes such a path again
+            # with every name of the game, and the search's own path would score lower than that decode needs).
             viterbi = self._sphinx.decode(self._active + VITERBI, pcm)
-            if viterbi.complete:
-                heard = viterbi
+            if viterbi.complete and (judged := self._judge(viterbi, pcm))[0].text:
+                transcript, self.last = judged
+        return transcript
+
+    def _judge(self, heard: Decoded, pcm: bytes) -> tuple[Transcript, Scores]:
+        """The transcript of one search's result over ``pcm``, and its scores: the confidence against the phone loop,
+        and the checks (a whole sentence, no speech swallowed as silence)."""
         text, grammar_score, frames = heard.text, heard.score, heard.frames
         if not text:
-            self.last = Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
-            return Transcript("", 0.0)
+            return Transcript("", 0.0), Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
         phone_score = self._phone_score(pcm)
         absorbed = absorbed_speech(pcm, heard.segments)  # the grammar search's alignment
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
         complete = heard.complete
         fits = complete and absorbed < ABSORBED_LIMIT
         confidence = confidence_from_llr(llr, self.llr_midpoint, self.llr_slope) if fits else 0.0
-        self.last = Scores(text, frames, grammar_score, phone_score, llr, complete, confidence, absorbed)
+        scores = Scores(text, frames, grammar_score, phone_score, llr, complete, confidence, absorbed)
         if confidence >= self.reject_below:
-            return Transcript(text, confidence)
-        return Transcript("", confidence, guess=text if complete else "", partial="" if complete else text)
+            return Transcript(text, confidence), scores
+        return Transcript("", confidence, guess=text if complete else "", partial="" if complete else text), scores
 
     def _phone_score(self, pcm: bytes) -> float:
         """The free phone loop's score of ``pcm``, decoded once for the last utterance: the listener may decode one
