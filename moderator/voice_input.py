@@ -24,6 +24,10 @@ from moderator.speech.grammar import Parsed
 CHUNK = 0.1
 LEAD_IN = 0.5
 TAIL = 1.0
+#: With noise, the party is heard this long before the first line, not only its ``LEAD_IN``: a party does not start
+#: when the host first speaks to the moderator, and the endpointer follows the room's level from what it heard
+#: before an utterance (``benchmarks.acceptance.ROOM_BEFORE`` is the same 4 s).
+PARTY_BEFORE = 4.0
 
 
 class VoiceDelivery:
@@ -99,18 +103,21 @@ class VoiceDelivery:
         if self.room is not None:  # the player as loud as the signal-to-echo ratio says
             speech = speech * self.room.speech_gain(speech)
         self.fill(engine, clock, clock.now())
-        signal = np.concatenate([np.zeros(round(LEAD_IN * RATE), np.float32), speech,
+        first = self.noise is not None and self.snr is not None and self._noise_gain == 0.0
+        lead = LEAD_IN + (PARTY_BEFORE if first else 0.0)
+        signal = np.concatenate([np.zeros(round(lead * RATE), np.float32), speech,
                                  np.zeros(round(TAIL * RATE), np.float32)])
         if self.noise is not None and self.snr is not None:
             bed = noise_for(self.noise, len(signal), self.rng)
-            scaled = scale_noise(speech, bed, self.snr, peak=self.peak)
-            self._noise_gain = float(np.sqrt(power(scaled) / max(power(bed), 1e-20)))
-            signal = signal + scaled
+            under = bed[round((lead - LEAD_IN) * RATE) :]  # the SNR holds over the line, as without the party before
+            scaled = scale_noise(speech, under, self.snr, peak=self.peak)
+            self._noise_gain = float(np.sqrt(power(scaled) / max(power(under), 1e-20)))
+            signal = signal + bed * self._noise_gain
         start = clock.now()
         mic = step.room
         if mic is None and None not in self.listener.endpointers:  # one microphone per room, and no room given
             mic = self.room_said_in(engine, step)
-        self.said.append((mic, start + LEAD_IN, start + LEAD_IN + len(speech) / RATE))
+        self.said.append((mic, start + lead, start + lead + len(speech) / RATE))
         self._feed(engine, clock, start, {mic: signal}, len(signal))
 
     @staticmethod

@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input", choices=("text", "voice"), default="text",
                    help="text: each 'say' goes straight to the parser (default); voice: spoken and recognised")
     p.add_argument("--voice", default="flite:slt", help="synthetic voice for --input voice (ENGINE:VOICE)")
-    p.add_argument("--noise", help="noise for --input voice: a WAV file or 'babble'; both rooms hear it between "
-                   "lines too, as a party goes on between commands")
+    p.add_argument("--noise", help="noise for --input voice: a WAV file or 'babble'; both rooms hear it for 4 s "
+                   "before the first line and between lines too, as a party goes on between commands")
     p.add_argument("--snr", type=float, help="signal-to-noise ratio in dB for --noise (peak-frame definition)")
     p.add_argument("--repeats", type=int, default=0, metavar="N",
                    help="for --input voice: a command the moderator neither takes nor refuses is said again, up to "
