@@ -134,7 +134,7 @@ class Listener:
         self._ahead: dict[str | None, tuple[Utterance, object, Transcript | None] | None] = dict.fromkeys(mics)
         self._narrowed: dict[tuple[int, int | None], Grammar] = {}
         self._wide: dict[int, Grammar] = {}
-        self._answers: Grammar | None = None  # the one-word answers (``_answer``), made at the first read-back
+        self._answers: Grammar | None = None  # "yes" and "no" alone (``_answer``), made at the first read-back
         self._pardoned: dict[str | None, float] = {}
         #: Called just before an utterance is recognized, which holds the thread for a while (the live
         #: game handles the timers due meanwhile first, so that their audio is scheduled on time).

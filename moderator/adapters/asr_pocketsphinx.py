@@ -252,11 +252,11 @@ class PocketsphinxRecognizer:
     """The ``Recognizer`` port on pocketsphinx 5 with a JSGF grammar search.
 
     Each ``recognize`` decodes twice: with the grammar, and with a free phone loop,
-    whose score difference gives the confidence (see ``confidence_from_llr``). When the grammar search's lattice
-    path stops short of a whole sentence after naming a player, the search's own path is decoded too
-    (``moderator.adapters.sphinx.VITERBI``). Its midpoint and slope are the
+    whose score difference gives the confidence (see ``confidence_from_llr``). Its midpoint and slope are the
     model's own when ``en-us/calibration.json`` is there (``read_calibration``), else ``LLR_MIDPOINT`` and
-    ``LLR_SLOPE``: they are this recognizer's ``llr_midpoint`` and ``llr_slope``.
+    ``LLR_SLOPE``: they are this recognizer's ``llr_midpoint`` and ``llr_slope``. When the grammar search's lattice
+    path stops short of a whole sentence after naming a player, the search's own path is decoded too
+    (``moderator.adapters.sphinx.VITERBI``).
 
     Args:
         model_dir: a directory holding the acoustic model ``en-us/`` and ``cmudict-en-us.dict``
