@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from fake_recognizer import ScriptedRecognizer
 from fakes import RecordingOut
-from tests_support import eight_player_engine
+from tests_support import eight_player_engine, hostage_phase_engine
 
 from moderator.audio.clip import Clip
 from moderator.audio.echo import ECHO_TAIL, EchoPath
@@ -417,15 +417,7 @@ class ByIntents:
 
 
 def _read_back_in_a(phase: Transcript, answer: Transcript) -> tuple[Listener, ByIntents, list[dict]]:
-    engine = eight_player_engine()
-    events: list[dict] = []
-    engine.subscribe(events.append)
-    engine.begin()
-    for line, room in (("start the game", "A"), ("I appoint Alice as leader", "A"),
-                       ("Frank appoints Erin as leader", "B")):
-        assert engine.handle_text(line, room)
-    engine.clock.set(180.0)  # type: ignore[attr-defined]
-    engine.tick()
+    engine, events = hostage_phase_engine()
     assert engine.handle_text("hostages Bob", "A", spoken=True) and engine.state.rooms["A"].pending == ["Bob"]
     rec = ByIntents(phase, answer)
     listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]

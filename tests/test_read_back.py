@@ -6,24 +6,10 @@ from typing import Any
 
 import pytest
 from tests_support import eight_player_engine
+from tests_support import hostage_phase_engine as at_round_end
 
 from moderator.game.engine import Engine
 from moderator.game.state import GameState
-
-
-def at_round_end(read_back: str = "spoken") -> tuple[Engine, list[dict[str, Any]]]:
-    engine = eight_player_engine()
-    engine.read_back = read_back
-    events: list[dict[str, Any]] = []
-    engine.subscribe(events.append)
-    engine.begin()
-    for line, room in (("start the game", "A"), ("I appoint Alice as leader", "A"),
-                       ("Frank appoints Erin as leader", "B")):
-        assert engine.handle_text(line, room)
-    engine.clock.set(180.0)  # type: ignore[attr-defined]
-    engine.tick()
-    assert engine.in_state("hostages")
-    return engine, events
 
 
 def said(events: list[dict[str, Any]]) -> list[str]:
