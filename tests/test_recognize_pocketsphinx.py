@@ -250,6 +250,29 @@ def test_speech_swallowed_as_silence_is_as_loud_as_the_words() -> None:
     assert absorbed_speech(chatter, short) == float("-inf"), "a pause shorter than the window is not looked at"
 
 
+def test_a_word_stretched_over_the_rest_of_the_sentence_swallows_it() -> None:
+    """"let's undo that whole conversation" as "undo" and a "that" of 1.3 s: past ``STRETCH`` frames a phone, the
+    rest of the word counts as the search's silence. A word said slowly over a quiet room is still a word, and a word
+    said alone ("nooo") may be drawn out."""
+    from moderator.adapters.asr_pocketsphinx import STRETCH, absorbed_speech
+
+    rng = np.random.default_rng(1)
+    frame = 160
+    undo, that = rng.normal(0, 3000, 40 * frame), rng.normal(0, 3000, 25 * frame)
+    rest, quiet = rng.normal(0, 2800, 110 * frame), rng.normal(0, 30, 110 * frame)
+    segments = [("undo", 0, 39), ("that(2)", 40, 174)]
+    phones = {"undo": 4, "that(2)": 3}.__getitem__
+    said = np.concatenate([undo, that, rest]).astype("<i2").tobytes()
+    assert absorbed_speech(said, segments) == float("-inf"), "without phone counts, only fillers are looked at"
+    assert -3 < absorbed_speech(said, segments, phones) < 1
+    slow = np.concatenate([undo, that, quiet]).astype("<i2").tobytes()
+    assert absorbed_speech(slow, segments, phones) < -30
+    assert 40 + 3 * STRETCH < 175 - 30, "the test's stretch is longer than the window"
+    nooo = np.concatenate([rng.normal(0, 3000, 90 * frame), quiet[: 30 * frame]]).astype("<i2").tobytes()
+    assert absorbed_speech(nooo, [("no", 0, 89), ("<sil>", 90, 119)], {"no": 2}.__getitem__) < -30, \
+        "a word said alone may be drawn out"
+
+
 @needs_flite
 def test_swallowed_speech_is_judged_on_the_grammar_searchs_alignment(grammar, recognizer, speak):
     """The check must look at what the grammar search called silence, not the phone loop's alignment (which

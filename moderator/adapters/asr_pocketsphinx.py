@@ -7,7 +7,7 @@ import math
 import shutil
 import subprocess
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -118,8 +118,8 @@ class Scores:
     partial path when no path reaches the end)."""
     confidence: float
     absorbed: float = float("-inf")
-    """The loudest 0.3 s the grammar search called silence, in dB against its words (see
-    ``absorbed_speech``): near 0 dB, speech was swallowed as silence around a short command."""
+    """The loudest 0.3 s the grammar search called silence, or covered with a word past ``STRETCH`` frames a phone,
+    in dB against its words (see ``absorbed_speech``): near 0 dB, speech was swallowed around a short command."""
 
 
 # -- pronunciations ---------------------------------------------------------------
@@ -215,7 +215,15 @@ In 12 dB babble, chatter accepted went from 19/72 to 3/72 and wrong commands fro
 right command lost of 37."""
 
 
-def absorbed_speech(pcm: bytes, segments: Sequence[tuple[str, int, int]]) -> float:
+STRETCH = 15
+"""Frames (0.15 s) per phone beyond which a word of the grammar search's path is stretched over more than itself:
+``absorbed_speech`` counts the rest of it as the search's silence. Measured on the training split's commands and
+party talk and the false-accept benchmark's dev hour (docs/benchmarks/changes.md, "A word stretched over the rest of
+the sentence")."""
+
+
+def absorbed_speech(pcm: bytes, segments: Sequence[tuple[str, int, int]],
+                    phones: Callable[[str], int] | None = None) -> float:
     """The loudest ``WINDOW`` frames the search aligned to silence or noise, in dB against the mean
     power of its words; -inf when no such stretch is that long.
 
@@ -223,19 +231,36 @@ def absorbed_speech(pcm: bytes, segments: Sequence[tuple[str, int, int]]) -> flo
     fit "silence". Chatter that ends in something like a command ("... blue team" -> "time left")
     then scores well: its words fit, and the rest is silence. Real silence is far quieter than the
     words around it; swallowed speech is as loud as they are.
+
+    It can also stretch a word over the rest ("let's undo that whole conversation" -> "undo" and a "that" of 1.3 s).
+    With ``phones`` (the number of phones of a word of the path), a word's frames past ``STRETCH`` per phone count as
+    silence too, and only the frames before as its word; not in a path of one word, which a player may draw out
+    ("nooo"), and where no other words of the sentence are left to swallow.
     """
     x = np.frombuffer(pcm, "<i2").astype(np.float64)
     n = len(x) // FRAME
     power = (x[: n * FRAME].reshape(n, FRAME) ** 2).mean(axis=1) + 1.0
-    words = [(a, min(b, n - 1)) for w, a, b in segments if not FILLER.fullmatch(w.split("(")[0]) and a < n]
+    words, silences = [], []
+    if sum(1 for w, _, _ in segments if not FILLER.fullmatch(w.split("(")[0])) < 2:
+        phones = None  # a word said alone may be drawn out: espeak-ng's en-us+f4 says "no" for 0.6 s
+    for w, a, b in segments:
+        b = min(b, n - 1)
+        if a >= n:
+            continue
+        if FILLER.fullmatch(w.split("(")[0]):
+            silences.append((a, b))
+        elif phones is not None and b >= (end := a + STRETCH * max(phones(w), 1)):
+            words.append((a, end - 1))
+            silences.append((end, b))
+        else:
+            words.append((a, b))
     if not words:
         return float("-inf")
     word_power = float(np.mean(np.concatenate([power[a : b + 1] for a, b in words])))
     loudest = float("-inf")
     sums = np.concatenate([[0.0], np.cumsum(power)])
-    for w, a, b in segments:
-        b = min(b, n - 1)
-        if FILLER.fullmatch(w.split("(")[0]) and b - a + 1 >= WINDOW:
+    for a, b in silences:
+        if b - a + 1 >= WINDOW:
             means = (sums[a + WINDOW : b + 2] - sums[a : b + 2 - WINDOW]) / WINDOW
             loudest = max(loudest, float(means.max()))
     return 10 * math.log10(loudest / word_power) if loudest > 0 else float("-inf")
@@ -291,6 +316,7 @@ class PocketsphinxRecognizer:
         self._stream = False
         self._phones: tuple[bytes, float] | None = None  # the last utterance and its phone loop's score
         self._names: frozenset[str] = frozenset()  # the words of the expected roster's names
+        self._phone_counts: dict[str, int] = {}  # the phones of each word of the search's paths, as looked up
 
     # -- dictionary ---------------------------------------------------------------
 
@@ -301,6 +327,7 @@ class PocketsphinxRecognizer:
     def add_word(self, word: str, phones: str) -> None:
         """Add a pronunciation (space-separated ArpaBet phones) for ``word``."""
         self._sphinx.add_word(word.lower(), phones)
+        self._phone_counts.clear()
 
     def derive(self, word: str) -> Derived:
         """Make up a pronunciation: espeak-ng's, else two dictionary words, else the spelling.
@@ -368,7 +395,7 @@ class PocketsphinxRecognizer:
         if not text:
             return Transcript("", 0.0), Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
         phone_score = self._phone_score(pcm)
-        absorbed = absorbed_speech(pcm, heard.segments)  # the grammar search's alignment
+        absorbed = absorbed_speech(pcm, heard.segments, self._phone_count)  # the grammar search's alignment
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
         complete = heard.complete
         fits = complete and absorbed < ABSORBED_LIMIT
@@ -377,6 +404,13 @@ class PocketsphinxRecognizer:
         if confidence >= self.reject_below:
             return Transcript(text, confidence), scores
         return Transcript("", confidence, guess=text if complete else "", partial="" if complete else text), scores
+
+    def _phone_count(self, word: str) -> int:
+        """The number of phones of ``word`` as the search's path names it ("that(2)": that pronunciation)."""
+        if word not in self._phone_counts:
+            found = self._sphinx.lookup(word) or self._sphinx.lookup(word.split("(")[0])
+            self._phone_counts[word] = len(found.split()) if found else 0
+        return self._phone_counts[word]
 
     def _phone_score(self, pcm: bytes) -> float:
         """The free phone loop's score of ``pcm``, decoded once for the last utterance: the listener may decode one
