@@ -241,13 +241,14 @@ def absorbed_speech(pcm: bytes, segments: Sequence[tuple[str, int, int]],
     n = len(x) // FRAME
     power = (x[: n * FRAME].reshape(n, FRAME) ** 2).mean(axis=1) + 1.0
     words, silences = [], []
-    if sum(1 for w, _, _ in segments if not FILLER.fullmatch(w.split("(")[0])) < 2:
+    fillers = [bool(FILLER.fullmatch(w.split("(")[0])) for w, _, _ in segments]
+    if fillers.count(False) < 2:
         phones = None  # a word said alone may be drawn out: espeak-ng's en-us+f4 says "no" for 0.6 s
-    for w, a, b in segments:
+    for (w, a, b), filler in zip(segments, fillers, strict=True):
         b = min(b, n - 1)
         if a >= n:
             continue
-        if FILLER.fullmatch(w.split("(")[0]):
+        if filler:
             silences.append((a, b))
         elif phones is not None and b >= (end := a + STRETCH * max(phones(w), 1)):
             words.append((a, end - 1))
