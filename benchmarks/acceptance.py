@@ -24,7 +24,7 @@ import numpy as np
 from benchmarks.corpus import ROSTERS, Command, basic_grammar, commands, spoken
 from benchmarks.pool import W
 from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
-from moderator.audio.mix import noise_for, snr_db
+from moderator.audio.mix import noise_for, noise_gain, snr_db
 from moderator.speech.grammar import Grammar, Parsed
 from moderator.voice_input import CHUNK, LEAD_IN, TAIL
 
@@ -124,7 +124,7 @@ def measure(job: tuple[int, Command, list[Condition], tuple[str, ...], int]) -> 
         else:
             bed = noise_for(W["noise"], len(clean) + 8 * RATE, rng)
             # Scaled as scale_noise does, over the stretch under the command; the tail keeps the same level.
-            bed *= 10 ** ((snr_db(speech, bed[under], peak=cond.peak) - cond.snr) / 20)
+            bed *= noise_gain(speech, bed[under], cond.snr, peak=cond.peak)
             signal, tail = clean + bed[: len(clean)], bed[len(clean) :]
             other = snr_db(speech, bed[under], peak=not cond.peak)
         for engine, recognizer in W["recognizers"].items():

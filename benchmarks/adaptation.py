@@ -43,7 +43,7 @@ from benchmarks import voices as V
 from benchmarks.acceptance import HISS_DBFS, _hear
 from benchmarks.corpus import ROSTERS, Command, babble, basic_grammar, commands
 from moderator.audio.endpoint import RATE
-from moderator.audio.mix import noise_for, snr_db
+from moderator.audio.mix import noise_for, noise_gain
 from moderator.speech.grammar import Grammar
 from moderator.voice_input import LEAD_IN, TAIL
 
@@ -137,7 +137,7 @@ def listen(item_index: int, speech: np.ndarray, cond: Cond, beds: dict[str, np.n
         floor = (rng.standard_normal(len(clean) + 8 * RATE) * 10 ** (HISS_DBFS / 20)).astype(np.float32)
         return clean + floor[: len(clean)], floor[len(clean) :]
     bed = noise_for(beds[cond.kind], len(clean) + 8 * RATE, rng)
-    bed *= 10 ** ((snr_db(speech, bed[: len(clean)], peak=True) - float(cond.snr or 0)) / 20)
+    bed *= noise_gain(speech, bed[: len(clean)], float(cond.snr or 0), peak=True)
     return clean + bed[: len(clean)], bed[len(clean) :]
 
 

@@ -35,7 +35,7 @@ from benchmarks.corpus import ROSTERS, babble, basic_grammar, spoken
 from benchmarks.phases import phase_engine
 from benchmarks.voices import DEV_CHATTER, DEV_ESPEAK, ESPEAK_TEST, FLITE_HELD_OUT, FLITE_SEEN
 from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
-from moderator.audio.mix import noise_for, snr_db
+from moderator.audio.mix import noise_for, noise_gain
 from moderator.voice_input import CHATTER, CHUNK, LEAD_IN, TAIL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +84,7 @@ def _signal(text: str, voice: str, snr: float | None, rng: np.random.Generator) 
     else:
         room = noise_for(W["noise"], len(clean), rng)
         under = slice(round(ROOM_BEFORE * RATE), round((ROOM_BEFORE + LEAD_IN + TAIL) * RATE) + len(speech))
-        room *= 10 ** ((snr_db(speech, room[under], peak=True) - snr) / 20)
+        room *= noise_gain(speech, room[under], snr, peak=True)
     return clean + room, ROOM_BEFORE + LEAD_IN + len(speech) / RATE
 
 

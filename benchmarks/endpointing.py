@@ -28,7 +28,7 @@ from benchmarks.corpus import ROSTERS, babble, spoken
 from benchmarks.pool import W
 from moderator.adapters.sound_in import BLOCK
 from moderator.audio.endpoint import RATE, Endpointer, Utterance, webrtc_classifier
-from moderator.audio.mix import noise_for, snr_db
+from moderator.audio.mix import noise_for, noise_gain
 from moderator.speech.grammar import Parsed
 from moderator.voice_input import LEAD_IN, TAIL
 
@@ -102,7 +102,7 @@ def measure(job: tuple[int, Any]) -> list[dict[str, Any]]:
         else:
             bed = noise_for(W["noise"], len(clean), rng)
             under = slice(0, round((LEAD_IN + TAIL) * RATE) + len(speech))
-            bed *= 10 ** ((snr_db(speech, bed[under], peak=True) - cond.snr) / 20)
+            bed *= noise_gain(speech, bed[under], cond.snr, peak=True)
         stream = clean + bed
         for setting in SETTINGS:
             parses, texts, early = _hear(setting, command.roster, stream, round(LEAD_IN * RATE) + len(speech))

@@ -10,7 +10,7 @@ from moderator.adapters.clock import VirtualClock
 from moderator.audio.clip import Clip
 from moderator.audio.echo import rooms_heard
 from moderator.audio.endpoint import RATE
-from moderator.audio.mix import noise_for, power, scale_noise
+from moderator.audio.mix import noise_for, noise_gain
 from moderator.audio.room import EchoRoom
 from moderator.calibrate import locate, settle, sweep
 from moderator.game.actions import names_said
@@ -110,8 +110,7 @@ class VoiceDelivery:
         if self.noise is not None and self.snr is not None:
             bed = noise_for(self.noise, len(signal), self.rng)
             under = bed[round((lead - LEAD_IN) * RATE) :]  # the SNR holds over the line, as without the party before
-            scaled = scale_noise(speech, under, self.snr, peak=self.peak)
-            self._noise_gain = float(np.sqrt(power(scaled) / max(power(under), 1e-20)))
+            self._noise_gain = float(noise_gain(speech, under, self.snr, peak=self.peak))
             signal = signal + bed * self._noise_gain
         start = clock.now()
         mic = step.room

@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks import voices as V  # noqa: E402
 from moderator.acoustic.sphinx_files import read_sendump, write_s3_3d  # noqa: E402
 from moderator.audio.endpoint import RATE  # noqa: E402
-from moderator.audio.mix import noise_for, snr_db  # noqa: E402
+from moderator.audio.mix import noise_for, noise_gain  # noqa: E402
 from moderator.speech.grammar import load_grammar  # noqa: E402
 from moderator.speech.template import normalize  # noqa: E402
 
@@ -248,7 +248,7 @@ def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Ge
             piece = noise_for(source, len(clean), rng)
             bed += piece * 10 ** (rng.uniform(-6, 0) / 20)
         snr = rng.uniform(0, 20)
-        bed *= 10 ** ((snr_db(speech, bed, peak=True) - snr) / 20)
+        bed *= noise_gain(speech, bed, snr, peak=True)
         clean = clean + bed
         label.append(f"{kind}{snr:.0f}dB")
     floor = 10 ** (rng.uniform(-75, -50) / 20)

@@ -38,7 +38,11 @@ def noise_for(noise: np.ndarray, length: int, rng: np.random.Generator) -> np.nd
     return looped[start : start + length].astype(np.float32)
 
 
+def noise_gain(speech: np.ndarray, noise: np.ndarray, snr: float, *, peak: bool = False) -> float:
+    """The gain on the noise that gives speech over it the given SNR."""
+    return 10 ** ((snr_db(speech, noise, peak=peak) - snr) / 20)
+
+
 def scale_noise(speech: np.ndarray, noise: np.ndarray, snr: float, *, peak: bool = False) -> np.ndarray:
     """The noise scaled so that speech over it has the given SNR."""
-    current = snr_db(speech, noise, peak=peak)
-    return (noise * 10 ** ((current - snr) / 20)).astype(np.float32)
+    return (noise * noise_gain(speech, noise, snr, peak=peak)).astype(np.float32)
