@@ -42,6 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONDITIONS: tuple[float | None, ...] = (None, 18.0, 12.0)
 """Clean over a microphone's hiss (None), and 8-talker babble at these peak-frame SNRs."""
 ANSWERS = {"yes": "yes", "no": "no"}
+#: Other commands a player may say while a read-back waits, and their intents: they must not be taken as an answer.
+OTHERS = {"undo": "undo", "repeat that": "repeat", "what can I say": "help", "how much time is left": "time"}
 SPLITS: dict[str, dict[str, Any]] = {
     "dev": {"voices": FLITE_SEEN + DEV_ESPEAK, "babble_seed": 7,
             "chatter": (*DEV_CHATTER, "oh really", "okay then", "me too", "whatever you say", "I guess so",
@@ -99,6 +101,11 @@ def _commands(signal: np.ndarray, said_end: float, second: bool) -> list[tuple[s
     engine.handle_text("hostages " + next(p for p in room.members if p != room.leader), "A")
     assert room.pending, "the benchmark game did not read its hostage choice back"
     listener = Listener(engine, W["recognizer"], mics=("A",), new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    # Every item's game is the same: its listener takes the grammars the worker's first one made. Each grammar is a
+    # search the recognizer compiles and keeps, and one per item (the widest has every name) filled the memory.
+    shared = W.setdefault("grammars", {"narrowed": listener._narrowed, "wide": listener._wide})
+    listener._narrowed, listener._wide = shared["narrowed"], shared["wide"]
+    listener._answers = shared.get("answers")
     if not second:
         listener._read_back_waits = lambda mic: False  # type: ignore[method-assign]
     taken: list[tuple[str, dict[str, Any]]] = []
@@ -108,6 +115,7 @@ def _commands(signal: np.ndarray, said_end: float, second: bool) -> list[tuple[s
         closed = listener.feed("A", signal[i : i + step], RATE, i / RATE)
         if closed and i / RATE > said_end:
             break
+    shared["answers"] = shared.get("answers") or listener._answers
     return taken
 
 
@@ -118,10 +126,12 @@ def measure(job: tuple[str, str, float | None, str, int]) -> dict[str, Any]:
     row: dict[str, Any] = {"kind": kind, "text": text, "snr": snr, "voice": voice, "k": k}
     for label, second in (("before", False), ("after", True)):
         taken = _commands(signal, said_end, second)
+        first = taken[0] if taken else None
         if kind == "answer":
-            first = taken[0] if taken else None
             row[label] = ("missed" if first is None else
                           "right" if first == ("confirm", {"answer": ANSWERS[text]}) else "wrong")
+        elif kind == "other":
+            row[label] = "missed" if first is None else "right" if first[0] == OTHERS[text] else "wrong"
         else:
             row[label] = "answer" if any(i == "confirm" for i, _ in taken) else "command" if taken else "nothing"
         row[label + "_taken"] = [f"{i} {s}" for i, s in taken]
@@ -159,6 +169,20 @@ def report(rows: list[dict[str, Any]], split: str, repeats: int, command: str, s
     wrong = Counter(t for r in rows if r["kind"] == "answer" and r["after"] == "wrong" for t in r["after_taken"][:1])
     lines += ["", "What the wrong answers were taken as (after): "
               + (", ".join(f"{t} ×{n}" for t, n in wrong.most_common()) or "none") + "."]
+    others = [r for r in rows if r["kind"] == "other"]
+    if others:
+        lines += ["", "Other commands said while the read-back waits, each said "
+                  f"{max(r['k'] for r in others) + 1} times by each voice: right / wrong of N (the first command "
+                  "taken).", "", "| condition | line | before | after |", "| --- | --- | --- | --- |"]
+        for snr in CONDITIONS:
+            for text in OTHERS:
+                rs = [r for r in others if r["snr"] == snr and r["text"] == text]
+                cells = [f"{sum(r[c] == 'right' for r in rs)} / {sum(r[c] == 'wrong' for r in rs)} of {len(rs)}"
+                         for c in ("before", "after")]
+                lines.append(f"| {_label(snr)} | \"{text}\" | {cells[0]} | {cells[1]} |")
+        taken = Counter(t for r in others if r["after"] == "wrong" for t in r["after_taken"][:1])
+        lines += ["", "What the other commands were wrongly taken as (after): "
+                  + (", ".join(f"{t} ×{n}" for t, n in taken.most_common()) or "none") + "."]
     return "\n".join(lines) + "\n"
 
 
@@ -167,12 +191,16 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", choices=sorted(SPLITS), default="test")
     parser.add_argument("--repeats", type=int, default=6, help="how many times each voice says each answer")
+    parser.add_argument("--other-repeats", type=int, default=2,
+                        help="how many times each voice says each other command (OTHERS; 0: none)")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None, help="also write the report here")
     args = parser.parse_args(argv)
     split = SPLITS[args.split]
     jobs = [("answer", text, snr, voice, k) for snr in CONDITIONS for text in ANSWERS for voice in split["voices"]
             for k in range(args.repeats)]
+    jobs += [("other", text, snr, voice, k) for snr in CONDITIONS for text in OTHERS for voice in split["voices"]
+             for k in range(args.other_repeats)]
     jobs += [("chatter", line, snr, voice, 0) for snr in CONDITIONS for line in split["chatter"]
              for voice in split["voices"]]
     started = time.perf_counter()

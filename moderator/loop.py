@@ -51,6 +51,13 @@ WIDER_ABOVE = 0.3
 #: ... and when it is no longer than a command with names (a long stretch of party talk is not decoded twice).
 WIDER_MAX_SECONDS = 3.5
 
+#: Commands that a "yes" or "no" said in party noise is heard as, by the whole phase's grammar, while a read-back
+#: waits (``Loop._answer``): short, with no name, so the noise around the answer fills the rest ("undo that" for
+#: "yes"). Such a command, heard while a read-back waits, is decoded again with "yes" and "no" alone, and an answer
+#: heard then is taken instead. Chosen on the dev split of ``python -m benchmarks.answers``
+#: (docs/benchmarks/changes.md, "A read-back's answer heard as undo").
+MISHEARD_ANSWERS = frozenset({"undo", "repeat"})
+
 #: Phases in which every name may be said in either room (the reveal, after the last exchange).
 _ANY_ROOM = ("game_over", "prediction", "reveal", "result")
 
@@ -236,9 +243,17 @@ class Listener:
         ``python -m benchmarks.answers`` (one-word answers, "wrong" and "nope" among them, took party talk for a "no"
         19 times in 256 lines; "yes" and "no" alone, once in 384). On its test split, in 18 dB babble, "yes" was taken
         26 times of 36 instead of 15, "no" 30 instead of 13, with no more wrong answers, and none of 180 lines of
-        party talk was taken (docs/benchmarks/answers.md)."""
-        if heard.text or self._guessed_answer(heard) is not None or not self._read_back_waits(mic):
+        party talk was taken (docs/benchmarks/answers.md).
+
+        An utterance heard as one of ``MISHEARD_ANSWERS`` ("undo that", "repeat") is decoded again too, and an answer
+        heard then is taken instead: in babble the phase's grammar took a "yes" for "undo that", which took the choice
+        back and lost the round's hostages in whole games."""
+        if self._guessed_answer(heard) is not None or not self._read_back_waits(mic):
             return heard
+        if heard.text:
+            parsed = self.grammar.parse(heard.text, self.engine.state.players)
+            if not isinstance(parsed, Parsed) or parsed.intent not in MISHEARD_ANSWERS:
+                return heard
         if self._answers is None:
             self._answers = self.grammar.as_prompted(["confirm"])
         state = self.engine.state

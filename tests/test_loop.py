@@ -450,3 +450,24 @@ def test_the_second_decode_is_only_for_a_room_whose_read_back_waits_and_only_whe
     assert listener.hear("A", utterance()) and listener.engine.state.rooms["A"].pending is None
     decodes = len(rec.decodes)
     assert not listener.hear("A", utterance(3.0)) and len(rec.decodes) == decodes + 1
+
+
+def test_a_short_command_heard_while_a_read_back_waits_gives_way_to_an_answer_heard_with_yes_and_no_alone() -> None:
+    # In babble a "yes" comes out of the phase's grammar as "undo that": the answers alone hear the yes, which locks.
+    listener, rec, events = _read_back_in_a(Transcript("undo that", 0.97), Transcript("yes", 0.8))
+    assert listener.hear("A", utterance())
+    assert [e["players"] for e in events if e["type"] == "hostages"] == [["Bob"]]
+    assert rec.decodes[-1] == ["confirm"] and [e["intent"] for e in events if e["type"] == "command"][-1] == "confirm"
+    # An "undo" that the answers alone do not hear as one stays an undo: the choice is taken back.
+    listener, rec, events = _read_back_in_a(Transcript("undo", 0.9), Transcript("", 0.2, guess="no"))
+    assert listener.hear("A", utterance()) and rec.decodes[-1] == ["confirm"]
+    assert [e["intent"] for e in events if e["type"] == "command"][-1] == "undo"
+    assert listener.engine.state.rooms["A"].pending is None and not [e for e in events if e["type"] == "hostages"]
+    # Other commands, and the same commands when no read-back waits, are decoded once.
+    for phase, room in ((Transcript("how much time is left", 0.9), "A"), (Transcript("repeat that", 0.9), "B")):
+        listener, rec, events = _read_back_in_a(phase, Transcript("yes", 0.8))
+        assert listener.hear(room, utterance()) and ["confirm"] not in rec.decodes, phase
+        assert not [e for e in events if e["type"] == "hostages"]
+    listener, rec, events = _read_back_in_a(Transcript("repeat that", 0.9), Transcript("", 0.0))
+    assert listener.hear("A", utterance()) and rec.decodes[-1] == ["confirm"], "decoded again, and repeated as heard"
+    assert [e["intent"] for e in events if e["type"] == "command"][-1] == "repeat"
