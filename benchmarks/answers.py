@@ -101,11 +101,6 @@ def _commands(signal: np.ndarray, said_end: float, second: bool) -> list[tuple[s
     engine.handle_text("hostages " + next(p for p in room.members if p != room.leader), "A")
     assert room.pending, "the benchmark game did not read its hostage choice back"
     listener = Listener(engine, W["recognizer"], mics=("A",), new_endpointer=lambda: Endpointer(webrtc_classifier()))
-    # Every item's game is the same: its listener takes the grammars the worker's first one made. Each grammar is a
-    # search the recognizer compiles and keeps, and one per item (the widest has every name) filled the memory.
-    shared = W.setdefault("grammars", {"narrowed": listener._narrowed, "wide": listener._wide})
-    listener._narrowed, listener._wide = shared["narrowed"], shared["wide"]
-    listener._answers = shared.get("answers")
     if not second:
         listener._read_back_waits = lambda mic: False  # type: ignore[method-assign]
     taken: list[tuple[str, dict[str, Any]]] = []
@@ -115,7 +110,6 @@ def _commands(signal: np.ndarray, said_end: float, second: bool) -> list[tuple[s
         closed = listener.feed("A", signal[i : i + step], RATE, i / RATE)
         if closed and i / RATE > said_end:
             break
-    shared["answers"] = shared.get("answers") or listener._answers
     return taken
 
 

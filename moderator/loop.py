@@ -139,9 +139,6 @@ class Listener:
         #: An utterance decoded ahead while the short hangover passes (see ``Endpointer.prepare``): the
         #: utterance, what the recognizer was expecting then, and the transcript.
         self._ahead: dict[str | None, tuple[Utterance, object, Transcript | None] | None] = dict.fromkeys(mics)
-        self._narrowed: dict[tuple[int, int | None], Grammar] = {}
-        self._wide: dict[int, Grammar] = {}
-        self._answers: Grammar | None = None  # "yes" and "no" alone (``_answer``), made at the first read-back
         self._pardoned: dict[str | None, float] = {}
         #: Called just before an utterance is recognized, which holds the thread for a while (the live
         #: game handles the timers due meanwhile first, so that their audio is scheduled on time).
@@ -254,11 +251,9 @@ class Listener:
             parsed = self.grammar.parse(heard.text, self.engine.state.players)
             if not isinstance(parsed, Parsed) or parsed.intent not in MISHEARD_ANSWERS:
                 return heard
-        if self._answers is None:
-            self._answers = self.grammar.as_prompted(["confirm"])
         state = self.engine.state
         recognizer = self.recognizers[mic]
-        recognizer.expect(self._answers, list(state.players), ["confirm"])
+        recognizer.expect(self.grammar.as_prompted(["confirm"]), list(state.players), ["confirm"])
         answer = recognizer.recognize(samples, RATE)
         self._expecting[mic] = None
         self.listen_for_current_phase(mic)  # back to the phase's grammar (compiled already: a switch)
@@ -343,10 +338,7 @@ class Listener:
         numbers = max((len(room.members) for room in state.rooms.values()), default=len(state.players)) \
             if mic is None else len(roster)
         listed = engine.hostages_due() if engine.in_state("hostages") else None
-        if (numbers, listed) not in self._narrowed:
-            self._narrowed[numbers, listed] = self.grammar.narrowed(numbers=numbers, max_listed=listed,
-                                                                    cards=_deck(state))
-        grammar = self._narrowed[numbers, listed]
+        grammar = self.grammar.narrowed(numbers=numbers, max_listed=listed, cards=_deck(state))
         wanted = (grammar, tuple(roster), tuple(engine.allowed_intents()))
         if wanted != self._expecting[mic]:
             if len(roster) < len(state.players):  # compiled now, not while a player waits (``_other_room``)
@@ -357,11 +349,7 @@ class Listener:
     def _wide_grammar(self) -> Grammar:
         """The commands with every name of the game and votes up to every player (``_other_room``)."""
         state = self.engine.state
-        wide = self._wide.get(len(state.players))
-        if wide is None:
-            wide = self._wide[len(state.players)] = self.grammar.narrowed(
-                numbers=len(state.players), cards=_deck(state))
-        return wide
+        return self.grammar.narrowed(numbers=len(state.players), cards=_deck(state))
 
     def _players_part(self, mic: str | None, utterance: Utterance) -> np.ndarray | None:
         """The utterance without what the canceller left of the moderator before and after the player's

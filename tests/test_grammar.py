@@ -348,3 +348,14 @@ def test_the_answers_as_prompted_are_only_the_words_the_moderator_asks_for() -> 
         assert isinstance(prompted.parse(text, ROSTER), NoParse), text
     assert full.parse("yeah", ROSTER) == Parsed("confirm", {"answer": "yes"}, "yeah"), "its source keeps them all"
     assert prompted.parse("no", ROSTER) == full.parse("no", ROSTER)
+
+
+def test_the_same_narrowing_gives_the_same_grammar_so_a_recognizer_compiles_it_once() -> None:
+    grammar = load_grammar("en")
+    one = grammar.narrowed(numbers=4, max_listed=2, cards=["President", "Bomber"], intents=["hostages", "confirm"])
+    same = grammar.narrowed(numbers=4, max_listed=2, cards=("Bomber", "President"), intents={"confirm", "hostages"})
+    assert same is one, "cards and intents are sets"
+    assert grammar.narrowed(numbers=5, max_listed=2, cards=["President", "Bomber"], intents=["hostages", "confirm"]) \
+        is not one
+    assert grammar.as_prompted(["confirm"]) is grammar.as_prompted(("confirm",))
+    assert grammar.as_prompted(["confirm"]) is not grammar.narrowed(intents=["confirm"])

@@ -91,6 +91,10 @@ class Grammar:
         self._phrases = {name: Phrases(values) for name, values in lists.items()}
         self._joiner_keys = frozenset(j.casefold() for j in self.joiners)
         self._cache: dict[tuple[str, ...], tuple[Phrases, list[_Pattern]]] = {}
+        # ``narrowed`` and ``as_prompted`` grammars by their arguments: the same arguments give the same grammar, so
+        # that a recognizer, which compiles a search per grammar it is given and keeps it, compiles each once.
+        self._narrowings: dict[tuple[Any, ...], Grammar] = {}
+        self._prompted: dict[tuple[str, ...], Grammar] = {}
         # Only templates with words: a bare "{player}" wildcard would call any gibberish a name.
         named = [t for t in self._templates if not t.bare and any(s.type in ROSTER_TYPES for s in slots(t.tree))]
         self._wildcards: list[_Pattern] = [
@@ -144,7 +148,15 @@ class Grammar:
         """The same commands with fewer choices, for a recognizer to listen for: only the numbers
         up to ``numbers`` (no more votes than players), lists of at most ``max_listed`` names, and only the
         ``cards`` of the game's deck (every card name in the grammar would lower every command's confidence), and
-        only the ``intents`` given (None: all)."""
+        only the ``intents`` given (None: all). The same arguments give the same grammar."""
+        key = (numbers, max_listed, None if cards is None else frozenset(cards),
+               None if intents is None else frozenset(intents))
+        if key not in self._narrowings:
+            self._narrowings[key] = self._narrowed(numbers, max_listed, cards, intents)
+        return self._narrowings[key]
+
+    def _narrowed(self, numbers: int | None, max_listed: int | None, cards: Collection[str] | None,
+                  intents: Collection[str] | None) -> Grammar:
         lists = self.lists
         if numbers is not None and "number" in lists:
             kept = {v: p for v, p in lists["number"].items() if not isinstance(v, int) or v <= numbers}
@@ -158,10 +170,16 @@ class Grammar:
         """Only ``intents``, each list value said only as its first phrase, the one the moderator's prompts ask for
         ("yes" and "no"; not "yeah", "that's wrong"). The listener decodes a short reply with it once more while a
         read-back waits (``Listener._answer``): party noise after a "yes" cannot then be explained as more words of
-        a longer answer ("no that's wrong"), only as silence, which the recognizer rejects when it is loud."""
+        a longer answer ("no that's wrong"), only as silence, which the recognizer rejects when it is loud. The same
+        intents give the same grammar."""
+        key = tuple(intents)
+        if key in self._prompted:
+            return self._prompted[key]
         lists = {name: {value: phrases[:1] for value, phrases in values.items()} for name, values in self.lists.items()}
         kept = [t for t in self._ordered if t.intent in intents]
-        return Grammar(kept, lists, self.joiners, f"{self.source} ({', '.join(intents)} as prompted)", self.max_listed)
+        self._prompted[key] = Grammar(kept, lists, self.joiners, f"{self.source} ({', '.join(intents)} as prompted)",
+                                      self.max_listed)
+        return self._prompted[key]
 
     # -- queries ------------------------------------------------------------------
 
