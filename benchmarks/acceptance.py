@@ -24,7 +24,8 @@ import numpy as np
 from benchmarks.corpus import ROSTERS, Command, basic_grammar, commands, spoken
 from benchmarks.pool import W
 from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
-from moderator.audio.mix import noise_for, noise_gain, snr_db
+from moderator.audio.mix import MIC_HISS_DBFS, noise_for, noise_gain, snr_db
+from moderator.audio.mix import hiss as mic_hiss
 from moderator.speech.grammar import Grammar, Parsed
 from moderator.voice_input import CHUNK, LEAD_IN, TAIL
 
@@ -56,7 +57,7 @@ class Condition:
 
 #: Synthetic speech is padded with digital silence, which no microphone delivers: the same commands
 #: over a quiet microphone's hiss show how much of the clean figure that accounts for.
-HISS_DBFS = -60.0
+HISS_DBFS = MIC_HISS_DBFS
 
 
 def conditions(snrs: Sequence[float | None] = SNRS, *, average: bool = False, hiss: bool = True) -> list[Condition]:
@@ -119,7 +120,7 @@ def measure(job: tuple[int, Command, list[Condition], tuple[str, ...], int]) -> 
         if cond.snr is None and cond.hiss is None:
             signal, tail, other = clean, pad(8.0), None
         elif cond.snr is None:
-            floor = (rng.standard_normal(len(clean) + 8 * RATE) * 10 ** (cond.hiss / 20)).astype(np.float32)
+            floor = mic_hiss(len(clean) + 8 * RATE, cond.hiss, rng)
             signal, tail, other = clean + floor[: len(clean)], floor[len(clean) :], None
         else:
             bed = noise_for(W["noise"], len(clean) + 8 * RATE, rng)

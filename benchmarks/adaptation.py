@@ -43,7 +43,7 @@ from benchmarks import voices as V
 from benchmarks.acceptance import HISS_DBFS, _hear
 from benchmarks.corpus import ROSTERS, Command, babble, basic_grammar, commands
 from moderator.audio.endpoint import RATE
-from moderator.audio.mix import noise_for, noise_gain
+from moderator.audio.mix import hiss, noise_for, noise_gain
 from moderator.speech.grammar import Grammar
 from moderator.voice_input import LEAD_IN, TAIL
 
@@ -134,7 +134,7 @@ def listen(item_index: int, speech: np.ndarray, cond: Cond, beds: dict[str, np.n
         speech = (wet * np.sqrt(np.mean(speech**2) / max(float(np.mean(wet**2)), 1e-20))).astype(np.float32)
     clean = np.concatenate([pad(LEAD_IN), speech, pad(TAIL)])
     if cond.kind in ("hiss", "room"):
-        floor = (rng.standard_normal(len(clean) + 8 * RATE) * 10 ** (HISS_DBFS / 20)).astype(np.float32)
+        floor = hiss(len(clean) + 8 * RATE, HISS_DBFS, rng)
         return clean + floor[: len(clean)], floor[len(clean) :]
     bed = noise_for(beds[cond.kind], len(clean) + 8 * RATE, rng)
     bed *= noise_gain(speech, bed[: len(clean)], float(cond.snr or 0), peak=True)

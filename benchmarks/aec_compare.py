@@ -38,6 +38,8 @@ from typing import Any
 import numpy as np
 
 from moderator.adapters.player_voice import speak
+from moderator.audio.mix import MIC_HISS_DBFS
+from moderator.audio.mix import hiss as mic_hiss
 from moderator.audio.pcm import from_pcm16, to_int16
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +62,7 @@ MODERATOR = (
 )
 ECHO_DBFS = -30.0
 """The echo's RMS over the moderator's speech: a speaker a few metres from the microphone."""
-HISS_DBFS = -60.0
+HISS_DBFS = MIC_HISS_DBFS
 RT60 = 0.3
 DRR = 0.0
 """Direct-to-reverberant ratio of the echo path in dB: a speaker a metre or two from the microphone."""
@@ -273,7 +275,7 @@ def stream(voice: str, condition: str, cmds: list[Command], seed: int, delay: fl
     drawn = float(rng.uniform(0.02, 0.06))
     delay = drawn if delay is None else delay
     path = room(rng, max(delay, 0.0))
-    hiss = (10 ** (HISS_DBFS / 20) * rng.standard_normal(n)).astype(np.float32)
+    hiss = mic_hiss(n, HISS_DBFS, rng)
     if condition == "silent":
         fade = np.ones(n, np.float32)
         for start, clip in zip(starts, said, strict=True):

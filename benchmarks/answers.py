@@ -35,7 +35,7 @@ from benchmarks.corpus import ROSTERS, babble, basic_grammar, spoken
 from benchmarks.phases import phase_engine
 from benchmarks.voices import DEV_CHATTER, DEV_ESPEAK, ESPEAK_TEST, FLITE_HELD_OUT, FLITE_SEEN
 from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
-from moderator.audio.mix import noise_for, noise_gain
+from moderator.audio.mix import hiss, noise_for, noise_gain
 from moderator.voice_input import CHATTER, CHUNK, LEAD_IN, TAIL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,7 +82,7 @@ def _signal(text: str, voice: str, snr: float | None, rng: np.random.Generator) 
     pad = lambda n: np.zeros(round(n * RATE), np.float32)  # noqa: E731
     clean = np.concatenate([pad(ROOM_BEFORE + LEAD_IN), speech, pad(TAIL + 8.0)])
     if snr is None:
-        room = (rng.standard_normal(len(clean)) * 10 ** (HISS_DBFS / 20)).astype(np.float32)
+        room = hiss(len(clean), HISS_DBFS, rng)
     else:
         room = noise_for(W["noise"], len(clean), rng)
         under = slice(round(ROOM_BEFORE * RATE), round((ROOM_BEFORE + LEAD_IN + TAIL) * RATE) + len(speech))

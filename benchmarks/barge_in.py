@@ -31,13 +31,14 @@ from moderator.audio.clip import Clip
 from moderator.audio.delay import chirp, estimate_delay
 from moderator.audio.echo import RESIDUAL_MARGIN, EchoPath
 from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
+from moderator.audio.mix import MIC_HISS_DBFS, hiss
 from moderator.audio.reference import PlayedAudio
 from moderator.audio.room import EchoRoom
 from moderator.loop import Listener, over_the_moderator
 from moderator.speech.grammar import Grammar, Parsed
 from moderator.voice_input import CHUNK
 
-HISS_DBFS = -60.0
+HISS_DBFS = MIC_HISS_DBFS
 SERS = (0.0, -6.0)
 #: What the moderator says over the players: time warnings, read-backs, replies, the round's start.
 ANNOUNCEMENTS = (
@@ -106,7 +107,7 @@ def run_condition(cmds: list[Command], grammar: Grammar, recognizer: Any, say: C
         heard: list[str] = []
         for i in range(0, n, step):
             size = min(step, n - i)
-            chunk = rng.normal(0, 10 ** (HISS_DBFS / 20), size).astype(np.float32)
+            chunk = hiss(size, HISS_DBFS, rng)
             if ser is not None:
                 chunk += room.echo("A", t, size)
             if speech is not None:

@@ -28,7 +28,7 @@ from benchmarks.corpus import ROSTERS, babble, spoken
 from benchmarks.pool import W
 from moderator.adapters.sound_in import BLOCK
 from moderator.audio.endpoint import RATE, Endpointer, Utterance, webrtc_classifier
-from moderator.audio.mix import noise_for, noise_gain
+from moderator.audio.mix import hiss, noise_for, noise_gain
 from moderator.speech.grammar import Parsed
 from moderator.voice_input import LEAD_IN, TAIL
 
@@ -98,7 +98,7 @@ def measure(job: tuple[int, Any]) -> list[dict[str, Any]]:
     for cond_i, cond in enumerate(CONDITIONS):
         rng = np.random.default_rng([SEED, index, cond_i])
         if cond.snr is None:
-            bed = (rng.standard_normal(len(clean)) * 10 ** ((cond.hiss or -120.0) / 20)).astype(np.float32)
+            bed = hiss(len(clean), cond.hiss or -120.0, rng)
         else:
             bed = noise_for(W["noise"], len(clean), rng)
             under = slice(0, round((LEAD_IN + TAIL) * RATE) + len(speech))

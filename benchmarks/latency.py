@@ -44,6 +44,8 @@ from typing import Any
 
 import numpy as np
 
+from moderator.audio.mix import MIC_HISS_DBFS, hiss
+
 ROOT = Path(__file__).resolve().parents[1]
 ROSTER = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
 #: Commands that are legal in this order and each get a spoken reply; the cycle repeats.
@@ -54,7 +56,7 @@ VOICE = "flite:rms"
 GAP = 0.5  # players wait this long after the moderator has finished
 GIVE_UP = 6.0  # seconds after the end of speech without a command: a miss
 SER = 0.0  # dB: the players as loud in the microphone as the moderator's voice (peak-frame power)
-HISS_DBFS = -60.0  # the microphones' own noise
+HISS_DBFS = MIC_HISS_DBFS  # the microphones' own noise
 CHIRP_SECONDS = 1.2  # the set-up chirp, into each room in turn
 #: The parts of ``to_reply`` in the order they are spent (see the module's docstring).
 PARTS = ("hangover", "chunk", "loop", "decode", "reply_wait", "output")
@@ -225,7 +227,7 @@ def child(count: int, out: Path, engine_name: str, vosk_model: Path | None, aec:
                 voice.out.play(name, sweep, at)
                 voice.out.history()[-1].peak_power = 0.0  # a test signal, not the moderator's speaking level
                 n = round((CHIRP_SECONDS / 2 - 0.2) * RATE)
-                mic = room.echo(name, at, n) + rng.normal(0, 10 ** (HISS_DBFS / 20), n).astype(np.float32)
+                mic = room.echo(name, at, n) + hiss(n, HISS_DBFS, rng)
                 delay, confidence = estimate_delay(voice.out.reference((name,), at, n), mic, RATE)
                 delays[name] = round(delay, 4) if confidence >= FOUND else None
                 if confidence >= FOUND:
@@ -247,7 +249,7 @@ def child(count: int, out: Path, engine_name: str, vosk_model: Path | None, aec:
                 playing, said_at, offset = (where, text, clip), t, 0
                 before = len(probe.commands)
                 heard.clear()
-            chunks = {name: rng.normal(0, 10 ** (HISS_DBFS / 20), step).astype(np.float32) for name in ("A", "B")}
+            chunks = {name: hiss(step, HISS_DBFS, rng) for name in ("A", "B")}
             if room is not None:
                 chunks = {name: chunk + room.echo(name, t, step) for name, chunk in chunks.items()}
             if playing is not None:

@@ -154,6 +154,11 @@ class Transcript:
     """The best path when it did not fit the grammar to its end ("hostage frank and"): never a command, but a
     hint of words the grammar lacks, such as a name of the other room (``Listener._other_room``)."""
 
+    doubtful: bool = False
+    """Rejected although its confidence passed: its words alone fit the audio poorly (pocketsphinx's alignment,
+    ``ALIGNED_LIMIT``), as party talk around a command's words does. Never a command; a decode that listens only for
+    an expected answer may take it (``Listener._answer``)."""
+
 
 class Recognizer(Protocol):
     """Turns one utterance of audio into text, listening only for what it was told to expect.

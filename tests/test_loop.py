@@ -452,6 +452,31 @@ def test_the_second_decode_is_only_for_a_room_whose_read_back_waits_and_only_whe
     assert not listener.hear("A", utterance(3.0)) and len(rec.decodes) == decodes + 1
 
 
+def test_a_doubtful_answer_is_taken_only_by_the_decode_that_listens_for_answers_alone() -> None:
+    """``Transcript.doubtful``: passed the confidence but not the alignment (pocketsphinx's ``ALIGNED_LIMIT``). A "yes"
+    alone in babble is doubtful; the answers-only decode takes it, as it took it before the alignment check."""
+    from moderator.adapters.asr_pocketsphinx import DOUBTFUL
+
+    listener, rec, events = _read_back_in_a(Transcript("", 0.0), Transcript("", DOUBTFUL, guess="yes", doubtful=True))
+    assert listener.hear("A", utterance()) and rec.decodes[-1] == ["confirm"]
+    assert [e["players"] for e in events if e["type"] == "hostages"] == [["Bob"]]
+    # A guess as low that its confidence alone rejected is not: the second decode keeps the recognizer's bar.
+    listener, rec, events = _read_back_in_a(Transcript("", 0.0), Transcript("", DOUBTFUL, guess="yes"))
+    assert not listener.hear("A", utterance()) and listener.engine.state.rooms["A"].pending == ["Bob"]
+    # A doubtful command is not taken, and is not doubtful enough for "sorry, say that again".
+    listener, rec, events = _read_back_in_a(Transcript("", DOUBTFUL, guess="repeat that", doubtful=True),
+                                            Transcript("", 0.0))
+    before = len(events)
+    assert not listener.hear("B", utterance())
+    assert [e["type"] for e in events[before:]] == ["heard"], "no command, no \"sorry\""
+
+
+def test_a_doubtful_transcript_sits_between_the_bar_for_an_expected_answer_and_the_bar_for_sorry() -> None:
+    from moderator.adapters.asr_pocketsphinx import DOUBTFUL, REJECT_BELOW
+
+    assert ANSWER_CONFIDENCE <= DOUBTFUL < min(UNSURE, TALKED_OVER_CONFIDENCE, REJECT_BELOW)
+
+
 def test_a_short_command_heard_while_a_read_back_waits_gives_way_to_an_answer_heard_with_yes_and_no_alone() -> None:
     # In babble a "yes" comes out of the phase's grammar as "undo that": the answers alone hear the yes, which locks.
     listener, rec, events = _read_back_in_a(Transcript("undo that", 0.97), Transcript("yes", 0.8))

@@ -361,3 +361,72 @@ def test_a_lattice_path_that_stops_short_is_replaced_by_the_searchs_own_whole_pa
     nameless = rec.recognize(command, 16000)
     assert nameless.text == "" and nameless.partial == partial
     assert len([c for c in calls if c.endswith(VITERBI)]) == 1, "no name in the path: not decoded again"
+
+
+def test_a_paths_last_words_over_silence_make_a_quiet_tail() -> None:
+    from moderator.adapters.asr_pocketsphinx import QUIET_TAIL_DB, quiet_tail
+
+    rng = np.random.default_rng(0)
+    frame = 160
+    word, room = rng.normal(0, 3000, 60 * frame), rng.normal(0, 3000 * 10 ** (-(QUIET_TAIL_DB + 5) / 20), 60 * frame)
+    segments = [("<sil>", 0, 19), ("resume", 20, 79), ("the", 80, 139)]
+    assert quiet_tail(np.concatenate([room[: 20 * frame], word, room]).astype("<i2").tobytes(), segments)
+    talk = np.concatenate([room[: 20 * frame], word, word * 0.5]).astype("<i2").tobytes()
+    assert not quiet_tail(talk, segments), "a last word said as loud as the rest (6 dB under it) is a word"
+    assert not quiet_tail(np.concatenate([room[: 20 * frame], word]).astype("<i2").tobytes(), segments[:2]), \
+        "one word has nothing before it to be quieter than"
+
+
+@needs_flite
+@pytest.mark.parametrize(("text", "voice"), [("resume", "rms"), ("pause", "kal")])
+def test_a_command_in_a_quiet_room_is_not_cut_by_a_word_laid_over_the_silence_after_it(grammar, speak, text, voice):
+    """Over a -70 dBFS floor, pocketsphinx's lattice ends "resume" with a "the" laid over the silence after it
+    ("resume the", a sentence cut short of "resume the game"): the search's own path, "resume", is taken instead."""
+    from moderator.adapters.asr_pocketsphinx import _to_pcm16
+
+    room = in_a_room(speak(text, voice), before=0.3, dbfs=-70.0)
+    rec = PocketsphinxRecognizer()
+    rec.expect(grammar, ROSTER)
+    lattice = rec._sphinx.decode(rec._active, _to_pcm16(room, 16000))
+    assert lattice.text == f"{text} the" and not lattice.complete, "the case this rule is for"
+    assert rec.recognize(room, 16000).text == text
+
+
+def in_a_room(path: Path, before: float = 0.2, after: float = 0.6, dbfs: float = -60.0) -> np.ndarray:
+    """A recording at 16 kHz with the room before and after it, over a microphone's seeded floor."""
+    said = Clip.read(path).resample(16000).samples
+    pad = lambda seconds: np.zeros(round(seconds * 16000), np.float32)  # noqa: E731
+    room = np.concatenate([pad(before), said, pad(after)])
+    return room + (np.random.default_rng(0).standard_normal(len(room)) * 10 ** (dbfs / 20)).astype(np.float32)
+
+
+@needs_flite
+def test_words_that_fit_only_with_the_talk_around_them_explained_as_noise_are_rejected(grammar, speak):
+    """The words alone, forced over the utterance, must not score far under the free phone loop (``ALIGNED_LIMIT``):
+    the grammar search explained the rest of slt's "how much time do we have for dinner" as noise and took it for
+    "how much time do we have left" (0.5); the alignment of those words alone cannot. It comes back doubtful
+    (``DOUBTFUL``: under the listener's bar for "sorry", above its bar for an expected answer). Measured only on what
+    would be taken: a real command passes, and chatter the confidence already turns away is not aligned."""
+    from moderator.adapters.asr_pocketsphinx import ALIGNED_LIMIT, DOUBTFUL
+
+    rec = PocketsphinxRecognizer()
+    rec.expect(grammar, ROSTER)
+    talk = rec.recognize(in_a_room(speak("how much time do we have for dinner", "slt")), 16000)
+    assert rec.last is not None and rec.last.text == "how much time do we have left" and rec.last.complete
+    assert rec.last.aligned < ALIGNED_LIMIT, f"{rec.last}"
+    assert talk.text == "" and talk.guess == rec.last.text and talk.confidence == DOUBTFUL, "doubtful: not a command"
+    command = rec.recognize(in_a_room(speak("how much time is left", "slt")), 16000)
+    assert command.text == "how much time is left" and rec.last.aligned >= ALIGNED_LIMIT
+    rec.recognize(in_a_room(speak("can you pass the chips please", "slt")), 16000)
+    assert np.isnan(rec.last.aligned), "rejected by its confidence first: not aligned"
+
+
+@needs_flite
+def test_recognize_says_why_a_doubtful_transcript_was_turned_away(monkeypatch, speak, tmp_path):
+    talk = tmp_path / "dinner.wav"
+    Clip(in_a_room(speak("how much time do we have for dinner", "slt")), 16000).write(talk)
+    code, out, _ = run_cli(monkeypatch, ["recognize", str(talk), "--players", ",".join(ROSTER),
+                                         "--engine", "pocketsphinx", "--json"])
+    item = json.loads(out)
+    assert code == 0 and item["intent"] is None and item["heard"] == ""
+    assert item["rejected"].startswith("doubtful (0.40): heard 'how much time do we have left', but those words alone")

@@ -3,6 +3,7 @@ costs a game its recognizer."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 import threading
@@ -45,12 +46,14 @@ def worker_recognizer():
     rec.close()
 
 
-def _heard(rec: PocketsphinxRecognizer, clips: list[Clip]) -> list[tuple[str, float, str, float]]:
+def _heard(rec: PocketsphinxRecognizer, clips: list[Clip]) -> list[tuple[str, float, str, float, float | None]]:
+    """What ``rec`` heard of each clip, with its checks (the alignment's ``aligned``: None where not measured)."""
     out = []
     for clip in clips:
         transcript = rec.recognize(clip.samples, clip.rate)
         assert rec.last is not None
-        out.append((transcript.text, transcript.confidence, transcript.guess, rec.last.absorbed))
+        aligned = None if math.isnan(rec.last.aligned) else rec.last.aligned
+        out.append((transcript.text, transcript.confidence, transcript.guess, rec.last.absorbed, aligned))
     return out
 
 
@@ -59,6 +62,7 @@ def test_the_worker_hears_exactly_what_the_game_process_hears(clips, worker_reco
     here.expect(load_grammar("en"), ROSTER)
     expected = _heard(here, clips)
     assert expected[0][0] == "i appoint xiomara as leader"  # the derived word reached the worker too
+    assert expected[0][4] is not None, "taken, so aligned (Decoders.align, through the worker too)"
     assert _heard(worker_recognizer, clips) == expected
     # Streams too: the partial results as the audio comes, chunk by chunk.
     def partials(rec: PocketsphinxRecognizer) -> list[str]:

@@ -22,6 +22,7 @@ import pickle
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -149,15 +150,7 @@ class Decoders:
         otherwise follows the noise level from one utterance to the next, and the same recording scored 0.57
         or 0.72 depending on what had been decoded before it, even on the grammar and phone-loop passes over
         one utterance. Every result is then a function of its audio alone."""
-        decoder = self.batch
-        try:
-            decoder.reinit_feat()
-            decoder.activate_search(search)
-            decoder.start_utt()
-            decoder.process_raw(pcm, full_utt=True)
-            decoder.end_utt()
-        except (RuntimeError, KeyError) as exc:
-            raise DecoderError(f"pocketsphinx failed to decode: {exc}") from exc
+        decoder = self._run(lambda d: d.activate_search(search), pcm, "decode")
         hyp = decoder.hyp()
         if hyp is None:
             return Decoded("", float("-inf"), decoder.n_frames(), (), False)
@@ -167,6 +160,27 @@ class Decoders:
         segments = tuple((s.word, s.start_frame, s.end_frame) for s in decoder.seg())
         fsg = self._fsg.get(search)
         return Decoded(text, score, decoder.n_frames(), segments, bool(fsg is not None and fsg.accept(text)))
+
+    def align(self, words: str, pcm: bytes) -> float:
+        """The score (natural-log units, as ``Decoded.score``) of ``words`` alone forced over the whole of ``pcm``,
+        with silence allowed between them but no noise words; -inf when they cannot be aligned. A grammar search may
+        explain talk around a command as noise ("++NOISE++") or by stretching a word; an alignment cannot."""
+        hyp = self._run(lambda d: d.set_align_text(words), pcm, "align").hyp()
+        return math.log(hyp.score) if hyp is not None and hyp.score > 0 else float("-inf")
+
+    def _run(self, search: Callable[[Any], None], pcm: bytes, what: str) -> Any:
+        """The batch decoder, after ``search`` set its search and it decoded ``pcm`` as one whole utterance, its
+        front end started afresh (``decode``)."""
+        decoder = self.batch
+        try:
+            decoder.reinit_feat()
+            search(decoder)
+            decoder.start_utt()
+            decoder.process_raw(pcm, full_utt=True)
+            decoder.end_utt()
+        except (RuntimeError, KeyError, ValueError) as exc:
+            raise DecoderError(f"pocketsphinx failed to {what}: {exc}") from exc
+        return decoder
 
     # -- streaming ------------------------------------------------------------------
 
@@ -214,8 +228,8 @@ class Decoders:
 
 
 #: What the child may be asked, and which of it is replayed into a new child after a crash.
-_CALLS = frozenset({"lookup", "missing", "add_word", "add_jsgf", "open_stream", "decode", "begin", "accept",
-                    "finish"})
+_CALLS = frozenset({"lookup", "missing", "add_word", "add_jsgf", "open_stream", "decode", "align", "begin",
+                    "accept", "finish"})
 _SETUP = frozenset({"add_word", "add_jsgf", "open_stream"})
 
 
@@ -246,6 +260,9 @@ class DecoderProcess:
 
     def decode(self, search: str, pcm: bytes) -> Decoded:
         return self._call("decode", search, pcm)  # type: ignore[no-any-return]
+
+    def align(self, words: str, pcm: bytes) -> float:
+        return self._call("align", words, pcm)  # type: ignore[no-any-return]
 
     def begin(self, search: str) -> None:
         self._call("begin", search)

@@ -7,6 +7,10 @@ import numpy as np
 #: The peak-frame SNR of the speech-to-intent benchmark: the loudest 2048-sample frame of each.
 PEAK_FRAME = 2048
 
+#: A quiet microphone's own noise floor, in dBFS. No microphone delivers digital silence, and pocketsphinx hears
+#: synthetic speech padded with it worse than over this floor (``benchmarks.acceptance``, "clean + hiss").
+MIC_HISS_DBFS = -60.0
+
 
 def power(samples: np.ndarray) -> float:
     """Mean power."""
@@ -46,3 +50,8 @@ def noise_gain(speech: np.ndarray, noise: np.ndarray, snr: float, *, peak: bool 
 def scale_noise(speech: np.ndarray, noise: np.ndarray, snr: float, *, peak: bool = False) -> np.ndarray:
     """The noise scaled so that speech over it has the given SNR."""
     return (noise * noise_gain(speech, noise, snr, peak=peak)).astype(np.float32)
+
+
+def hiss(length: int, dbfs: float, rng: np.random.Generator) -> np.ndarray:
+    """``length`` samples of white noise at ``dbfs`` (its RMS in dB of full scale): a microphone's floor."""
+    return (rng.standard_normal(length) * 10 ** (dbfs / 20)).astype(np.float32)

@@ -140,7 +140,7 @@ class MicCheck:
         transcript = self.recognizer.recognize(samples, RATE)
         last = getattr(self.recognizer, "last", None)
         raw = getattr(last, "text", None) if not transcript.text else None
-        item = result(self.grammar, self.roster, None, transcript.text, transcript.confidence, raw)
+        item = result(self.grammar, self.roster, None, transcript.text, transcript.confidence, raw, transcript.doubtful)
         del item["file"]
         item = {"room": mic, "start": round(start - self.t0, 2), "end": round(end - self.t0, 2), **item}
         if not item["heard"] and not item["rejected"]:

@@ -31,12 +31,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def result(grammar: Grammar, roster: list[str], file: str | None, heard: str, confidence: float,
-           raw: str | None = None) -> dict[str, Any]:
-    """The report of one utterance: ``heard`` re-parsed against the full grammar."""
+           raw: str | None = None, doubtful: bool = False) -> dict[str, Any]:
+    """The report of one utterance: ``heard`` re-parsed against the full grammar (``doubtful``: the recognizer
+    found ``raw`` doubtful, ``Transcript.doubtful``)."""
     parsed = grammar.parse(heard, roster)
     rejected = parsed.reason if isinstance(parsed, NoParse) else None
     if not heard and raw:
-        rejected = f"low confidence ({confidence:.2f}): heard '{raw}'"
+        rejected = (f"doubtful ({confidence:.2f}): heard '{raw}', but those words alone fit the sound poorly "
+                    "(talk around them?)" if doubtful else f"low confidence ({confidence:.2f}): heard '{raw}'")
     return {
         "file": file,
         "heard": heard,
@@ -76,7 +78,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             transcript = recognizer.recognize(clip.samples, clip.rate)
             last = getattr(recognizer, "last", None)
             raw = getattr(last, "text", None) if not transcript.text else None
-            results.append(result(grammar, roster, name, transcript.text, transcript.confidence, raw))
+            results.append(result(grammar, roster, name, transcript.text, transcript.confidence, raw,
+                                  transcript.doubtful))
     for item in results:
         if args.json:
             print(jsonl.line(item), file=env.stdout)
