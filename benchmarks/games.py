@@ -6,7 +6,9 @@ Run: ``nice -n 10 .venv/bin/python -m benchmarks.games [--snr 18] [--repeats 0 2
 
 Each game is a voice scenario of tests/scenarios/voice (every line as a player says it, the hostage read-back's
 "yes" included), played by ``moderator simulate --input voice --noise babble --snr S``, once per voice, acoustic
-model and ``--repeats`` (how many more times a player says a command the moderator neither took nor refused).
+model and ``--repeats`` (how many more times a player says a command the moderator neither took nor refused, or
+refused as words the player did not say; with repeats, a scripted "yes" to a read-back of other hostages than the
+leader chose is a "no" and the choice again: ``VoiceDelivery``).
 The game's decisions are each room's leaders and locked hostages, round by round, and the winner; a run counts as
 the typed game's when all of them are the same. The voices are those no model trained or was tuned on
 (benchmarks/voices.py): flite's held-out ``kal`` and ``slt``, and espeak-ng variants of the suite's test set

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -57,6 +58,11 @@ class VoiceDelivery:
         self.repeats = repeats
         self.repeated = 0
         self._answers = 0
+        self._refused: list[str] = []
+        #: Per room, the hostage choice its leader last said, and how many read-backs of other names were answered
+        #: "no" and chosen again (``_correct_read_back``).
+        self._chosen: dict[str, str] = {}
+        self.corrected = 0
         self._counting: Engine | None = None
         self.speak = speak
         self.typed = typed
@@ -73,7 +79,10 @@ class VoiceDelivery:
         """Deliver one step: typed (text mode), or as audio (voice mode, and always for ``audio:`` steps).
 
         Spoken, a command the moderator neither took nor refused (it heard nothing, or asked "sorry?") is said
-        again, up to ``repeats`` more times, as a player at the table would."""
+        again, up to ``repeats`` more times, as a player at the table would; so is one it refused as something the
+        player did not say (its refusal names what it heard: "Frank is room B's leader" for "hostages Grace"). With
+        ``repeats``, a scripted "yes" to a read-back of other hostages than the leader chose is a "no" and the choice
+        again first (``_correct_read_back``)."""
         if step.audio is None and self.typed:
             if step.say is not None:
                 engine.handle_text(step.say, step.room)
@@ -81,21 +90,63 @@ class VoiceDelivery:
         if self._counting is not engine:
             engine.subscribe(self._count)
             self._counting = engine
+        if step.audio is None and self.repeats and step.room is not None:
+            meant = self._parse(step.say or "")
+            if meant is not None and meant.intent == "hostages":
+                self._chosen[step.room] = step.say or ""
+            elif meant is not None and meant.slots.get("answer") == "yes":
+                self._correct_read_back(engine, clock, step)
+        self._deliver(engine, clock, step)
+
+    def _deliver(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
+        """Say ``step``, and again while it is not answered (``__call__``)."""
         tries = 1 + (self.repeats if step.audio is None and self._is_command(step.say or "") else 0)
         for attempt in range(tries):
             answers = self._answers
+            self._refused.clear()
             self._say(engine, clock, step)
-            if self._answers > answers:
+            if self._answers > answers and not self._misheard(step.say or "", answers):
                 return
             if attempt + 1 < tries:
                 self.repeated += 1
 
+    def _correct_read_back(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
+        """Before a scripted "yes": while the room's read-back names other hostages than its leader chose, the
+        leader says "no" and the choice again (up to ``repeats`` times), as at a table, where the read-back is there
+        to catch a misheard name. A scripted "no" is said as written."""
+        room = step.room or "A"
+        chosen = self._parse(self._chosen.get(room, ""))
+        for _ in range(self.repeats):
+            pending = engine.state.rooms[room].pending
+            if chosen is None or pending is None or sorted(pending) == sorted(chosen.slots["players"]):
+                return
+            self.corrected += 1
+            self._deliver(engine, clock, replace(step, say="no"))
+            self._deliver(engine, clock, replace(step, say=self._chosen[room]))
+
+    def _parse(self, text: str) -> Parsed | None:
+        parsed = self.listener.grammar.parse(text, self.listener.engine.state.players)
+        return parsed if isinstance(parsed, Parsed) else None
+
     def _count(self, event: dict[str, object]) -> None:
         if event["type"] in ("command", "rejected"):
             self._answers += 1
+        if event["type"] == "rejected":
+            self._refused.append(str(event["text"]))
+
+    def _misheard(self, said: str, answers: int) -> bool:
+        """Whether the only answers to ``said`` since ``answers`` were refusals of other words than it: the player
+        hears the reason and knows they were misheard."""
+        if self._answers - answers != len(self._refused) or not self._refused:
+            return False
+        meant = self._parse(said)
+        if meant is None:
+            return False
+        return all((parsed := self._parse(heard)) is None or (parsed.intent, parsed.slots) != (meant.intent, meant.slots)
+                   for heard in self._refused)
 
     def _is_command(self, text: str) -> bool:
-        return isinstance(self.listener.grammar.parse(text, self.listener.engine.state.players), Parsed)
+        return self._parse(text) is not None
 
     def _say(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
         clip = Clip.read(step.audio) if step.audio is not None else self.speak(step.say or "")

@@ -1,5 +1,6 @@
-"""``simulate --repeats``: a spoken command the moderator neither takes nor refuses is said again, as a player at a
-table would; what it took or refused, and what is not a command, is said once."""
+"""``simulate --repeats``: a spoken command the moderator neither takes nor refuses, or refuses as words the player did
+not say, is said again, as a player at a table would; what it took or refused as said, and what is not a command, is
+said once."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import shutil
 
 import pytest
 from fake_recognizer import ScriptedRecognizer
-from tests_support import eight_player_engine
+from tests_support import eight_player_engine, hostage_phase_engine
 
 from moderator.adapters.player_voice import speak
 from moderator.audio.endpoint import Endpointer, webrtc_classifier
@@ -53,3 +54,48 @@ def test_a_refusal_is_an_answer_and_chatter_is_not_repeated() -> None:
     assert delivery.repeated == 0
     events, delivery, _ = deliver(["", "again"], "did anyone see where I left my drink", 2)
     assert len([e for e in events if e["type"] == "heard"]) == 1 and delivery.repeated == 0
+
+
+def test_a_refusal_of_words_the_player_did_not_say_is_answered_by_saying_them_again() -> None:
+    """The refusal says what the moderator heard ("Frank is room B's leader"), so the player knows they were
+    misheard; a refusal of what they did say is an answer (above)."""
+    events, delivery, _ = deliver(["i appoint frank as leader", "i appoint alice as leader", "never reached"],
+                                  "I appoint Alice as leader", 2)
+    assert [e["text"] for e in events if e["type"] == "rejected"] == ["i appoint frank as leader",
+                                                                       "i appoint alice as leader"]
+    assert delivery.repeated == 1
+
+
+def read_back(heard: list[str], lines: list[str], repeats: int) -> tuple[list[dict], VoiceDelivery, ScriptedRecognizer]:
+    """``lines`` said in room A at round 1's hostage choice, heard as ``heard``."""
+    if shutil.which("flite") is None:
+        pytest.skip("flite is not installed (apt-get install flite); it is the players' voice")
+    engine, events = hostage_phase_engine()
+    recognizer = ScriptedRecognizer(heard)
+    listener = Listener(engine, recognizer, new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    delivery = VoiceDelivery(listener, lambda text: speak(text, "flite:rms"), repeats=repeats)
+    for i, line in enumerate(lines):
+        delivery(engine, engine.clock, Step(i, None, "A", say=line))  # type: ignore[arg-type]
+    return events, delivery, recognizer
+
+
+def locked(events: list[dict]) -> list[list[str]]:
+    return [e["players"] for e in events if e["type"] == "hostages" and e["room"] == "A"]
+
+
+def test_a_scripted_yes_to_a_read_back_of_other_names_is_a_no_and_the_choice_again() -> None:
+    """The read-back is there to catch a misheard name: the leader who hears "Carol" for "Bob" says no."""
+    events, delivery, recognizer = read_back(["hostages carol", "no", "hostages bob", "yes", "never reached"],
+                                             ["hostages Bob", "yes"], 2)
+    assert locked(events) == [["Bob"]] and delivery.corrected == 1 and recognizer.texts == ["never reached"]
+    # Read back right: the "yes" is said at once.
+    events, delivery, recognizer = read_back(["hostages bob", "yes", "never reached"], ["hostages Bob", "yes"], 2)
+    assert locked(events) == [["Bob"]] and delivery.corrected == 0 and recognizer.texts == ["never reached"]
+    # At most ``repeats`` corrections, then the script's "yes" as written.
+    events, delivery, _ = read_back(["hostages carol", "no", "hostages dave", "yes"], ["hostages Bob", "yes"], 1)
+    assert locked(events) == [["Dave"]] and delivery.corrected == 1
+    # Without repeats the script is said as written, and a scripted "no" always is.
+    events, delivery, _ = read_back(["hostages carol", "yes"], ["hostages Bob", "yes"], 0)
+    assert locked(events) == [["Carol"]] and delivery.corrected == 0
+    events, delivery, _ = read_back(["hostages bob", "no", "never reached"], ["hostages Bob", "no"], 2)
+    assert locked(events) == [] and delivery.corrected == 0

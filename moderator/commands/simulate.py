@@ -47,8 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "before the first line and between lines too, as a party goes on between commands")
     p.add_argument("--snr", type=float, help="signal-to-noise ratio in dB for --noise (peak-frame definition)")
     p.add_argument("--repeats", type=int, default=0, metavar="N",
-                   help="for --input voice: a command the moderator neither takes nor refuses is said again, up to "
-                   "N more times, as players at a table repeat themselves (default 0: said once)")
+                   help="for --input voice: a command the moderator neither takes nor refuses, or refuses as "
+                   "words that were not said, is said again, up to N more times, as players at a table repeat "
+                   "themselves (default 0: said once)")
     p.add_argument("--echo", type=float, metavar="DB",
                    help="for --input voice: each room's microphone also hears the moderator's own voice through a "
                    "simulated room (20-60 ms late, reverberant), DB under the players (signal-to-echo ratio; "
@@ -137,7 +138,8 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
         if voice is not None:
             voice.finish()  # anything not reported as spoken yet, before the log closes
         if getattr(args, "repeats", 0) and delivery:  # (demo has no --repeats)
-            env.log(f"({delivery[0].repeated} times a player said a command again)")
+            env.log(f"({delivery[0].repeated} times a player said a command again; {delivery[0].corrected} read-backs "
+                    "of other hostages than chosen answered no and chosen again)")
     finally:
         if log is not None:
             with contextlib.suppress(OSError):  # what could not be written was said above
