@@ -56,7 +56,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import voices as V  # noqa: E402
-from moderator.acoustic.sphinx_files import read_sendump, write_s3_3d  # noqa: E402
+from moderator.acoustic.sphinx_files import (  # noqa: E402
+    filler_ids,
+    read_s3_block,
+    read_sendump,
+    write_s3_3d,
+    write_s3_block,
+)
 from moderator.audio.endpoint import RATE  # noqa: E402
 from moderator.audio.mix import noise_for, noise_gain  # noqa: E402
 from moderator.speech.grammar import load_grammar  # noqa: E402
@@ -322,26 +328,61 @@ def counts(work: Path, base: Path) -> None:
          "-cepdir", str(work / "mfc"), "-accumdir", str(acc)], work / "bw.log")
 
 
-def adapt(work: Path, base: Path, tau: float) -> Path:
-    """MAP with a fixed ``tau``, packed for pocketsphinx: a model directory ``tau<tau>/en-us``."""
-    out = work / f"tau{tau:g}" / "en-us"
+def adapt(work: Path, base: Path, tau: float, keep: str = "none") -> Path:
+    """MAP with a fixed ``tau``, packed for pocketsphinx: a model directory ``tau<tau>/en-us`` (``keep`` "fillers"
+    or "speech": ``tau<tau>-keep-<keep>/en-us``, with those models put back as they were, ``restore``)."""
+    name = f"tau{tau:g}" + (f"-keep-{keep}" if keep != "none" else "")
+    out = work / name / "en-us"
     if (out / "sendump").exists():
         return out.parent
     out.mkdir(parents=True, exist_ok=True)
+    mixw = work / name / "mixture_weights"
     run([str(ST / "map_adapt"), "-moddeffn", str(base / "mdef.txt"), "-ts2cbfn", ".ptm.",
          "-meanfn", str(base / "means"), "-varfn", str(base / "variances"),
          "-mixwfn", str(base / "mixture_weights"), "-tmatfn", str(base / "transition_matrices"),
          "-accumdir", str(work / "acc"), "-mapmeanfn", str(out / "means"), "-mapvarfn", str(out / "variances"),
-         "-mapmixwfn", str(work / f"tau{tau:g}" / "mixture_weights"), "-maptmatfn", str(out / "transition_matrices"),
-         "-bayesmean", "no", "-fixedtau", "yes", "-tau", str(tau)], work / f"map_tau{tau:g}.log")
+         "-mapmixwfn", str(mixw), "-maptmatfn", str(out / "transition_matrices"),
+         "-bayesmean", "no", "-fixedtau", "yes", "-tau", str(tau)], work / f"map_{name}.log")
+    if keep != "none":
+        restore(base, out, mixw, keep)
     run([str(ST / "mk_s2sendump"), "-pocketsphinx", "yes", "-moddeffn", str(base / "mdef.txt"),
-         "-mixwfn", str(work / f"tau{tau:g}" / "mixture_weights"), "-mwfloor", str(MWFLOOR),
-         "-sendumpfn", str(out / "sendump")], work / f"sendump_tau{tau:g}.log")
+         "-mixwfn", str(mixw), "-mwfloor", str(MWFLOOR),
+         "-sendumpfn", str(out / "sendump")], work / f"sendump_{name}.log")
     for name in ("mdef", "feat.params", "noisedict"):
         shutil.copy(base / name, out / name)
     (out.parent / "cmudict-en-us.dict").unlink(missing_ok=True)
     (out.parent / "cmudict-en-us.dict").symlink_to(wheel_model() / "cmudict-en-us.dict")
     return out.parent
+
+
+def restore(base: Path, out: Path, mixw: Path, keep: str) -> None:
+    """Put the base model's filler models (SIL, +NSN+, +SPN+: their codebooks, senones' mixture weights and
+    transition matrices), or all the others (``keep`` "speech"), back into a MAP-adapted model.
+
+    The babble around each training command is aligned to SIL, so MAP teaches silence to sound like the party.
+    Keeping the original fillers was tried because an adapted model decoded nothing for more commands in babble
+    (24 of 150 at 12 dB, the original 7); keeping the original speech models, so that only the silence learns the
+    party, because the adapted speech models lost on human recordings (docs/benchmarks/changes.md)."""
+    fillers = filler_ids(base / "mdef.txt")
+    n_cb, n_senones, n_tmat = (read_s3_block(base / f).dims[0] for f in ("means", "mixture_weights",
+                                                                          "transition_matrices"))
+    if keep == "fillers":
+        codebooks, senones, tmats = fillers
+    else:
+        codebooks, senones, tmats = ([i for i in range(n) if i not in set(ids)]
+                                     for n, ids in zip((n_cb, n_senones, n_tmat), fillers, strict=True))
+    files = ((base / "means", out / "means", codebooks), (base / "variances", out / "variances", codebooks),
+             (base / "transition_matrices", out / "transition_matrices", tmats),
+             (base / "mixture_weights", mixw, senones))
+    for original, adapted_path, rows in files:
+        orig, adapted = read_s3_block(original), read_s3_block(adapted_path)
+        if orig.dims != adapted.dims:
+            raise SystemExit(f"{adapted_path}: the adapted shape {adapted.dims} is not the base's {orig.dims}")
+        size = orig.data.size // orig.dims[0]
+        data = adapted.data.copy()
+        for row in rows:
+            data[row * size : (row + 1) * size] = orig.data[row * size : (row + 1) * size]
+        write_s3_block(adapted_path, adapted, data)
 
 
 README = """Party acoustic model (issue 10): the en-us model of the pocketsphinx wheel (CMU Sphinx's 2015 US English
@@ -415,6 +456,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moderator-voice", default=V.MODERATOR_NOISE_VOICE,
                         help="the voice of the moderator noise (default: a training voice)")
     parser.add_argument("--taus", type=float, nargs="*", default=None, help="default: the recipe's")
+    parser.add_argument("--keep", choices=("none", "fillers", "speech"), default="none",
+                        help="models that stay the original's: fillers (silence and noises: only speech is "
+                        "adapted) or speech (only silence and noises are adapted); default none")
     parser.add_argument("--dev-per-template", type=int, default=2)
     parser.add_argument("--dev-items", type=int, default=40, help="a seeded sample of this many dev commands")
     parser.add_argument("--dev-weights", default=";".join(f"{k}={v:g}" for k, v in adaptation_weights().items()),
@@ -464,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = bw_log.count("Failed to align")
     log(f"bw: {failed} of {len(utts)} utterances failed to align; "
         + " ".join(line.strip() for line in bw_log.splitlines() if "overall>" in line))
-    models = {tau: adapt(work, base, tau) for tau in taus}
+    models = {tau: adapt(work, base, tau, args.keep) for tau in taus}
     log(f"adapted for tau {', '.join(f'{t:g}' for t in models)}; choosing on the dev set")
     from benchmarks import adaptation
 

@@ -134,3 +134,38 @@ def test_a_malformed_calibration_file_is_a_clear_error(tmp_path, text):
     root = _model_copy(tmp_path / "bad", text)
     with pytest.raises(RecognitionError, match=r"calibration\.json"):
         PocketsphinxRecognizer(root)
+
+
+@pytest.mark.parametrize(("name", "dims"), [("means", (42, 3, 128, 13, 13, 13)),
+                                            ("transition_matrices", (42, 3, 4))])
+def test_a_parameter_file_is_written_back_with_only_the_chosen_values_changed(tmp_path, name, dims):
+    from moderator.acoustic.sphinx_files import read_s3_block, write_s3_block
+
+    block = read_s3_block(WHEEL / "en-us" / name)
+    assert block.dims == dims and block.data.size == dims[0] * (sum(dims[3:]) * dims[2] if len(dims) > 3
+                                                                  else dims[1] * dims[2])
+    write_s3_block(tmp_path / name, block, block.data)
+    assert (tmp_path / name).read_bytes() == block.raw, "the same values: the same file, checksum and all"
+    data = block.data.copy()
+    size = data.size // dims[0]
+    data[size : 2 * size] = 7.0  # the second codebook (or matrix) only
+    write_s3_block(tmp_path / name, block, data)
+    again = read_s3_block(tmp_path / name)
+    assert again.dims == dims and len(again.raw) == len(block.raw)
+    assert np.all(again.data[size : 2 * size] == 7.0)
+    assert np.array_equal(np.delete(again.data, np.s_[size : 2 * size]), np.delete(block.data, np.s_[size : 2 * size]))
+    with pytest.raises(ValueError, match="values for a block"):
+        write_s3_block(tmp_path / name, block, data[:-1])
+
+
+@pytest.mark.skipif(shutil.which("pocketsphinx_mdef_convert") is None, reason="pocketsphinx (Debian) is not installed")
+def test_the_filler_phones_are_silence_and_the_two_noises(tmp_path):
+    from moderator.acoustic.sphinx_files import filler_ids
+
+    subprocess.run(["pocketsphinx_mdef_convert", "-text", str(WHEEL / "en-us" / "mdef"), str(tmp_path / "mdef.txt")],
+                   check=True, capture_output=True)
+    codebooks, senones, tmats = filler_ids(tmp_path / "mdef.txt")
+    lines = [line.split() for line in (tmp_path / "mdef.txt").read_text().splitlines()]
+    bases = [f[0] for f in lines if len(f) > 7 and f[1:4] == ["-", "-", "-"]]
+    assert [bases[i] for i in codebooks] == ["+NSN+", "+SPN+", "SIL"]
+    assert len(senones) == 9 and tmats == codebooks

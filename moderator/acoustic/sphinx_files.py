@@ -99,3 +99,91 @@ def read_s3_3d(path: Path | str) -> np.ndarray:
     if n != d1 * d2 * d3:
         raise ValueError(f"{path}: {n} values for {d1} x {d2} x {d3}")
     return np.frombuffer(raw[end + 20 : end + 20 + 4 * n], order + "f4").astype(np.float64).reshape(d1, d2, d3)
+
+
+@dataclass(frozen=True)
+class S3Block:
+    """A sphinxtrain binary parameter file's values (``data``, flat float32 as stored) and where they lie in its
+    bytes, so that some of them can be replaced and the file written back with its own header."""
+
+    raw: bytes
+    order: str
+    start: int
+    dims: tuple[int, ...]
+    data: np.ndarray
+
+
+def read_s3_block(path: Path | str) -> S3Block:
+    """Read a sphinxtrain binary parameter file: ``mixture_weights`` or ``transition_matrices`` (3 dimensions), or
+    ``means`` / ``variances`` (codebooks, features, densities, then one vector length per feature)."""
+    raw = Path(path).read_bytes()
+    if not raw.startswith(b"s3\n"):
+        raise ValueError(f"{path}: not a sphinx binary parameter file")
+    at = raw.index(b"endhdr\n") + len(b"endhdr\n")
+    order = "<" if struct.unpack("<i", raw[at : at + 4])[0] == 0x11223344 else ">"
+    ints = lambda k, n: struct.unpack(order + "I" * n, raw[k : k + 4 * n])  # noqa: E731
+    if _is_gaussian(raw, at, order):
+        n_cb, n_feat, density = ints(at + 4, 3)
+        veclen = ints(at + 16, n_feat)
+        start = at + 16 + 4 * n_feat
+        (n,) = ints(start, 1)
+        if n != n_cb * density * sum(veclen):
+            raise ValueError(f"{path}: {n} values for {n_cb} x {density} x {veclen}")
+        dims: tuple[int, ...] = (n_cb, n_feat, density, *veclen)
+    else:
+        d1, d2, d3, n = ints(at + 4, 4)
+        if n != d1 * d2 * d3:
+            raise ValueError(f"{path}: {n} values for {d1} x {d2} x {d3}")
+        start, dims = at + 16, (d1, d2, d3)
+    data = np.frombuffer(raw[start + 4 : start + 4 + 4 * n], order + "f4").copy()
+    return S3Block(raw, order, start + 4, dims, data)
+
+
+def _is_gaussian(raw: bytes, at: int, order: str) -> bool:
+    """Whether the ints after the byte-order mark read as a Gaussian file's (codebooks, features, densities,
+    vector lengths, total) rather than a 3-d file's (d1, d2, d3, total)."""
+    n_cb, n_feat, density = struct.unpack(order + "III", raw[at + 4 : at + 16])
+    if not 1 <= n_feat <= 4:
+        return False
+    rest = struct.unpack(order + "I" * (n_feat + 1), raw[at + 16 : at + 20 + 4 * n_feat])
+    return rest[-1] == n_cb * density * sum(rest[:-1])
+
+
+def write_s3_block(path: Path | str, block: S3Block, data: np.ndarray) -> None:
+    """``block``'s file with its values replaced by ``data`` (same length), its header kept, and its checksum (when
+    it ends with one) made anew."""
+    values = np.ascontiguousarray(data, dtype=block.order + "f4")
+    if values.size != block.data.size:
+        raise ValueError(f"{values.size} values for a block of {block.data.size}")
+    end = block.start + 4 * values.size
+    raw = block.raw[: block.start] + values.tobytes() + block.raw[end:]
+    at = raw.index(b"endhdr\n") + len(b"endhdr\n")
+    if b"chksum0 yes" in raw[:at] and len(raw) == end + 4:  # sphinxtrain's checksum of everything after the mark
+        words = np.frombuffer(raw[at + 4 : end], block.order + "u4")
+        raw = raw[:end] + struct.pack(block.order + "I", _checksum(words))
+    Path(path).write_bytes(raw)
+
+
+def _checksum(words: np.ndarray) -> int:
+    """sphinxbase's ``bio.c`` checksum of 4-byte values: rotate left by 20 bits, add."""
+    total = 0
+    for word in words.tolist():
+        total = (((total << 20) | (total >> 12)) + word) & 0xFFFFFFFF
+    return total
+
+
+def filler_ids(mdef_text: Path | str) -> tuple[list[int], list[int], list[int]]:
+    """(codebooks, senones, transition matrices) of the filler phones (SIL, +NSN+, +SPN+ ...) in a text ``mdef``:
+    a PTM model has one codebook per base phone, in the order of the base phones."""
+    codebooks, senones, tmats = [], [], []
+    base = 0
+    for line in Path(mdef_text).read_text().splitlines():
+        fields = line.split()
+        if len(fields) < 8 or line.startswith("#") or fields[1:4] != ["-", "-", "-"]:
+            continue
+        if fields[4] == "filler" or fields[0] == "SIL":
+            codebooks.append(base)
+            tmats.append(int(fields[5]))
+            senones.extend(int(s) for s in fields[6:-1])
+        base += 1
+    return codebooks, senones, tmats
