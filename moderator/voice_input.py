@@ -142,8 +142,8 @@ class VoiceDelivery:
         meant = self._parse(said)
         if meant is None:
             return False
-        return all((parsed := self._parse(heard)) is None or (parsed.intent, parsed.slots) != (meant.intent, meant.slots)
-                   for heard in self._refused)
+        heard = [self._parse(text) for text in self._refused]
+        return all(p is None or (p.intent, p.slots) != (meant.intent, meant.slots) for p in heard)
 
     def _is_command(self, text: str) -> bool:
         return self._parse(text) is not None

@@ -90,15 +90,10 @@ def write_s3_3d(path: Path | str, array: np.ndarray) -> None:
 
 def read_s3_3d(path: Path | str) -> np.ndarray:
     """Read a 3-d sphinxtrain binary parameter file (``mixture_weights``); a checksum, if any, is ignored."""
-    raw = Path(path).read_bytes()
-    if not raw.startswith(b"s3\n"):
-        raise ValueError(f"{path}: not a sphinx binary parameter file")
-    end = raw.index(b"endhdr\n") + len(b"endhdr\n")
-    order = "<" if struct.unpack("<i", raw[end : end + 4])[0] == 0x11223344 else ">"
-    d1, d2, d3, n = struct.unpack(order + "IIII", raw[end + 4 : end + 20])
-    if n != d1 * d2 * d3:
-        raise ValueError(f"{path}: {n} values for {d1} x {d2} x {d3}")
-    return np.frombuffer(raw[end + 20 : end + 20 + 4 * n], order + "f4").astype(np.float64).reshape(d1, d2, d3)
+    block = read_s3_block(path)
+    if len(block.dims) != 3:
+        raise ValueError(f"{path}: not a 3-d parameter file ({block.dims})")
+    return block.data.astype(np.float64).reshape(block.dims)
 
 
 @dataclass(frozen=True)
