@@ -18,9 +18,10 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
     p.add_argument("--vosk-model", type=Path, metavar="PATH",
                    help="a vosk model directory (default: one installed with 'moderator models download')")
     p.add_argument("--acoustic-model", default="default", metavar="MODEL",
-                   help="pocketsphinx's acoustic model: default (the wheel's en-us), party (adapted to music, "
-                   "rooms and moderate babble; experimental: worse in loud babble, docs/benchmarks/adaptation.md) "
-                   "or the path of a model directory (en-us/ and cmudict-en-us.dict)")
+                   help="pocketsphinx's acoustic model: default (the wheel's en-us), party (adapted to party "
+                   "babble, music and rooms: better in every noisy room measured, a little worse on clean human "
+                   "readings; docs/benchmarks/adaptation.md) or the path of a model directory (en-us/ and "
+                   "cmudict-en-us.dict)")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
                    "moderator); answers such as 'yes' need none. For noisy rooms")
