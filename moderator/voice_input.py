@@ -95,7 +95,7 @@ class VoiceDelivery:
             if meant is not None and meant.intent == "hostages":
                 self._chosen[step.room] = step.say or ""
             elif meant is not None and meant.slots.get("answer") == "yes":
-                self._correct_read_back(engine, clock, step)
+                self._correct_read_back(engine, clock, step, step.room)
         self._deliver(engine, clock, step)
 
     def _deliver(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
@@ -110,11 +110,10 @@ class VoiceDelivery:
             if attempt + 1 < tries:
                 self.repeated += 1
 
-    def _correct_read_back(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
+    def _correct_read_back(self, engine: Engine, clock: VirtualClock, step: Step, room: str) -> None:
         """Before a scripted "yes": while the room's read-back names other hostages than its leader chose, the
         leader says "no" and the choice again (up to ``repeats`` times), as at a table, where the read-back is there
         to catch a misheard name. A scripted "no" is said as written."""
-        room = step.room or "A"
         chosen = self._parse(self._chosen.get(room, ""))
         for _ in range(self.repeats):
             pending = engine.state.rooms[room].pending

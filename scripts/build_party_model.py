@@ -331,23 +331,23 @@ def counts(work: Path, base: Path) -> None:
 def adapt(work: Path, base: Path, tau: float, keep: str = "none") -> Path:
     """MAP with a fixed ``tau``, packed for pocketsphinx: a model directory ``tau<tau>/en-us`` (``keep`` "fillers"
     or "speech": ``tau<tau>-keep-<keep>/en-us``, with those models put back as they were, ``restore``)."""
-    name = f"tau{tau:g}" + (f"-keep-{keep}" if keep != "none" else "")
-    out = work / name / "en-us"
+    label = f"tau{tau:g}" + (f"-keep-{keep}" if keep != "none" else "")
+    out = work / label / "en-us"
     if (out / "sendump").exists():
         return out.parent
     out.mkdir(parents=True, exist_ok=True)
-    mixw = work / name / "mixture_weights"
+    mixw = work / label / "mixture_weights"
     run([str(ST / "map_adapt"), "-moddeffn", str(base / "mdef.txt"), "-ts2cbfn", ".ptm.",
          "-meanfn", str(base / "means"), "-varfn", str(base / "variances"),
          "-mixwfn", str(base / "mixture_weights"), "-tmatfn", str(base / "transition_matrices"),
          "-accumdir", str(work / "acc"), "-mapmeanfn", str(out / "means"), "-mapvarfn", str(out / "variances"),
          "-mapmixwfn", str(mixw), "-maptmatfn", str(out / "transition_matrices"),
-         "-bayesmean", "no", "-fixedtau", "yes", "-tau", str(tau)], work / f"map_{name}.log")
+         "-bayesmean", "no", "-fixedtau", "yes", "-tau", str(tau)], work / f"map_{label}.log")
     if keep != "none":
         restore(base, out, mixw, keep)
     run([str(ST / "mk_s2sendump"), "-pocketsphinx", "yes", "-moddeffn", str(base / "mdef.txt"),
          "-mixwfn", str(mixw), "-mwfloor", str(MWFLOOR),
-         "-sendumpfn", str(out / "sendump")], work / f"sendump_{name}.log")
+         "-sendumpfn", str(out / "sendump")], work / f"sendump_{label}.log")
     for name in ("mdef", "feat.params", "noisedict"):
         shutil.copy(base / name, out / name)
     (out.parent / "cmudict-en-us.dict").unlink(missing_ok=True)
@@ -363,21 +363,16 @@ def restore(base: Path, out: Path, mixw: Path, keep: str) -> None:
     Keeping the original fillers was tried because an adapted model decoded nothing for more commands in babble
     (24 of 150 at 12 dB, the original 7); keeping the original speech models, so that only the silence learns the
     party, because the adapted speech models lost on human recordings (docs/benchmarks/changes.md)."""
-    fillers = filler_ids(base / "mdef.txt")
-    n_cb, n_senones, n_tmat = (read_s3_block(base / f).dims[0] for f in ("means", "mixture_weights",
-                                                                          "transition_matrices"))
-    if keep == "fillers":
-        codebooks, senones, tmats = fillers
-    else:
-        codebooks, senones, tmats = ([i for i in range(n) if i not in set(ids)]
-                                     for n, ids in zip((n_cb, n_senones, n_tmat), fillers, strict=True))
-    files = ((base / "means", out / "means", codebooks), (base / "variances", out / "variances", codebooks),
-             (base / "transition_matrices", out / "transition_matrices", tmats),
-             (base / "mixture_weights", mixw, senones))
-    for original, adapted_path, rows in files:
+    fillers = dict(zip(("codebooks", "senones", "tmats"), filler_ids(base / "mdef.txt"), strict=True))
+    files = ((base / "means", out / "means", "codebooks"), (base / "variances", out / "variances", "codebooks"),
+             (base / "transition_matrices", out / "transition_matrices", "tmats"),
+             (base / "mixture_weights", mixw, "senones"))
+    for original, adapted_path, kind in files:
         orig, adapted = read_s3_block(original), read_s3_block(adapted_path)
         if orig.dims != adapted.dims:
             raise SystemExit(f"{adapted_path}: the adapted shape {adapted.dims} is not the base's {orig.dims}")
+        ids = set(fillers[kind])
+        rows = sorted(ids) if keep == "fillers" else [i for i in range(orig.dims[0]) if i not in ids]
         size = orig.data.size // orig.dims[0]
         data = adapted.data.copy()
         for row in rows:

@@ -26,6 +26,7 @@ from moderator.adapters.asr_pocketsphinx import (  # noqa: E402
     letters_to_arpabet,
 )
 from moderator.audio.clip import Clip  # noqa: E402
+from moderator.audio.mix import hiss  # noqa: E402
 
 ROSTER = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi"]
 VOICES = ("slt", "rms")
@@ -397,7 +398,7 @@ def in_a_room(path: Path, before: float = 0.2, after: float = 0.6, dbfs: float =
     said = Clip.read(path).resample(16000).samples
     pad = lambda seconds: np.zeros(round(seconds * 16000), np.float32)  # noqa: E731
     room = np.concatenate([pad(before), said, pad(after)])
-    return room + (np.random.default_rng(0).standard_normal(len(room)) * 10 ** (dbfs / 20)).astype(np.float32)
+    return room + hiss(len(room), dbfs, np.random.default_rng(0))
 
 
 @needs_flite
