@@ -42,12 +42,17 @@ import numpy as np
 from benchmarks import voices as V
 from benchmarks.acceptance import HISS_DBFS, _hear
 from benchmarks.corpus import ROSTERS, Command, babble, basic_grammar, commands
+from moderator.acoustic import AUTO
+from moderator.adapters.asr_by_noise import QUIET_SPREAD_DB, spread_db
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import hiss, noise_for, noise_gain
 from moderator.speech.grammar import Grammar
 from moderator.voice_input import LEAD_IN, TAIL
 
 ROOT = Path(__file__).resolve().parents[1]
+#: ``--models NAME=auto``: the app's default recognizer, the original and the party model chosen per utterance by the
+#: room's level (``moderator.adapters.asr_by_noise``); it stands in ``models`` as this path.
+AUTO_PATH = Path(AUTO)
 SEED = 0
 TEST_MUSIC_SEED = 3201
 DEV_MUSIC_SEED = 3101
@@ -142,9 +147,13 @@ def listen(item_index: int, speech: np.ndarray, cond: Cond, beds: dict[str, np.n
 
 
 def recognizers(models: dict[str, Path | None]) -> dict[str, Any]:
+    """A recognizer per model: a model directory, None for the original, or ``AUTO`` (the app's default: both, chosen
+    per utterance by the room's level)."""
     from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+    from moderator.listening import pocketsphinx_recognizer
 
-    return {name: PocketsphinxRecognizer(path) for name, path in models.items()}
+    return {name: pocketsphinx_recognizer(AUTO) if path == AUTO_PATH else PocketsphinxRecognizer(path)
+            for name, path in models.items()}
 
 
 def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[Cond], beds: dict[str, np.ndarray],
@@ -276,24 +285,38 @@ def human_wer(models: dict[str, Path | None]) -> dict[str, Any]:
     """Word error rate of each model on the human recordings, with the general language model."""
     import pocketsphinx
 
+    from moderator.acoustic import acoustic_model
+
     wheel = Path(pocketsphinx.get_model_path()) / "en-us"
     data = human_set()
     out: dict[str, Any] = {}
-    for name, path in models.items():
+    decoders: dict[Path, Any] = {}
+
+    def decoder(path: Path | None) -> Any:
         hmm = (path or wheel) / "en-us"
-        decoder = pocketsphinx.Decoder(hmm=str(hmm), lm=str(wheel / "en-us.lm.bin"),
-                                       dict=str(wheel / "cmudict-en-us.dict"), loglevel="FATAL")
+        if hmm not in decoders:
+            decoders[hmm] = pocketsphinx.Decoder(hmm=str(hmm), lm=str(wheel / "en-us.lm.bin"),
+                                                 dict=str(wheel / "cmudict-en-us.dict"), loglevel="FATAL")
+        return decoders[hmm]
+
+    for name, path in models.items():
         errors = words = 0
         files = []
         for fid, samples, ref in data:
+            # auto: the model ByNoiseLevel would choose for this recording heard as one utterance
+            chosen = path
+            if path == AUTO_PATH:
+                chosen = None if spread_db(samples, RATE) >= QUIET_SPREAD_DB else acoustic_model("party")
             pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
-            decoder.start_utt()
-            decoder.process_raw(pcm, full_utt=True)
-            decoder.end_utt()
-            hyp = decoder.hyp().hypstr if decoder.hyp() else ""
+            dec = decoder(chosen)
+            dec.start_utt()
+            dec.process_raw(pcm, full_utt=True)
+            dec.end_utt()
+            hyp = dec.hyp().hypstr if dec.hyp() else ""
             e = _edits(ref.split(), hyp.split())
             errors, words = errors + e, words + len(ref.split())
-            files.append({"file": fid, "ref": ref, "hyp": hyp, "errors": e})
+            files.append({"file": fid, "ref": ref, "hyp": hyp, "errors": e}
+                         | ({"model": "default" if chosen is None else "party"} if path == AUTO_PATH else {}))
         out[name] = {"words": words, "errors": errors, "wer": round(errors / words, 4), "files": files}
     return out
 
@@ -382,8 +405,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-template", type=int, default=1, help="commands per template and roster (suite: 3)")
     parser.add_argument("--every", type=int, default=1, help="take every N-th command (CPU: about 2.5 s per "
                         "command and model over the six conditions)")
-    parser.add_argument("--model", default="party", help="the adapted model: party (moderator/acoustic/party) or "
-                        "a model directory (en-us/ and cmudict-en-us.dict)")
+    parser.add_argument("--model", default="party", help="the adapted model: party (moderator/acoustic/party), "
+                        "auto (the app's default: the original or party, chosen per utterance by the room's level) "
+                        "or a model directory (en-us/ and cmudict-en-us.dict)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks" / "adaptation.md")
     parser.add_argument("--json", type=Path, default=None, help="also write every row here")
     parser.add_argument("--rows", type=Path, default=None,
@@ -411,7 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     pairs = [m.partition("=") for m in args.models] if args.models else [("party", "=", args.model)]
     if any(not name or not path for name, _, path in pairs):
         parser.error("--models takes NAME=PATH")
-    models: dict[str, Path | None] = {"original": None} | {name: acoustic_model(path) for name, _, path in pairs}
+    models: dict[str, Path | None] = {"original": None} | {
+        name: AUTO_PATH if path == AUTO else acoustic_model(path) for name, _, path in pairs}
     conds = TEST_CONDS
     if args.conds:
         unknown = set(args.conds) - {c.label for c in TEST_CONDS}

@@ -168,14 +168,13 @@ def run(count: int = 48, seed: int = 0, canceller: str = "auto", acoustic: str =
         conditions: tuple[str, ...] | None = None) -> dict[str, Any]:
     """Every condition over the same commands (the first ``count`` of roster 0's, all voices), with pocketsphinx's
     ``acoustic`` model (``--acoustic-model``); ``conditions``: only the labels given (and silence)."""
-    from moderator.acoustic import acoustic_model
-    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+    from moderator.listening import pocketsphinx_recognizer
 
     grammar = basic_grammar()
     cmds = [c for c in commands(grammar, per_template=3, rosters=ROSTERS[:1], seed=seed)
             if c.intent not in ("confirm", "name_answer", "room_answer")][:count]
     say = moderator_voice()
-    recognizer = PocketsphinxRecognizer(acoustic_model(acoustic))
+    recognizer = pocketsphinx_recognizer(acoustic)
     out: dict[str, Any] = {"commands": len(cmds), "voices": sorted({c.voice for c in cmds}), "acoustic_model": acoustic,
                            "conditions": {}}
     plan = [("silence", None, None)]
@@ -198,7 +197,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commands", type=int, default=48)
     parser.add_argument("--canceller", default="auto")
-    parser.add_argument("--acoustic-model", default="default", help="pocketsphinx's: default, party or a PATH")
+    parser.add_argument("--acoustic-model", default="default", help="pocketsphinx's: default, party, auto or a PATH")
     parser.add_argument("--seed", type=int, default=0, help="which commands and voices (0: the suite's)")
     parser.add_argument("--only", nargs="*", metavar="LABEL",
                         help='conditions to run besides silence, e.g. "-6 dB echo, cancelled"')

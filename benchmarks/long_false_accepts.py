@@ -2,7 +2,7 @@
 game's ``Listener`` exactly as ``benchmarks.false_accepts`` feeds the suite's half hour.
 
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.long_false_accepts [--hours 6.5] [--wake-every 3]
-[--acoustic-model default|party|PATH] [--split test|dev] [--out docs/benchmarks/false_accepts_long.md]``
+[--acoustic-model default|party|auto|PATH] [--split test|dev] [--out docs/benchmarks/false_accepts_long.md]``
 
 The audio is built from seeded recipes, one minute at a time, in the worker that hears it (6.5 hours of 16 kHz
 float32 would be 1.5 GB in one process). Each minute is heard in the next phase of ``false_accepts.PHASES``:
@@ -272,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wake-every", type=int, default=3,
                         help="hear every N-th minute again with the wake word on (3; 0: never)")
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--acoustic-model", default="default", help="default, party or a PATH (default)")
+    parser.add_argument("--acoustic-model", default="default",
+                        help="default, party, auto (both, by the room's level) or a PATH (default)")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/false_accepts_long.md"))
     parser.add_argument("--json", type=Path, default=None, help="also write every minute's result here")
     parser.add_argument("--split", choices=("test", "dev"), default="test",

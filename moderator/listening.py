@@ -17,11 +17,12 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "pocketsphinx), pocketsphinx or vosk")
     p.add_argument("--vosk-model", type=Path, metavar="PATH",
                    help="a vosk model directory (default: one installed with 'moderator models download')")
-    p.add_argument("--acoustic-model", default="default", metavar="MODEL",
-                   help="pocketsphinx's acoustic model: default (the wheel's en-us), party (adapted to party "
-                   "babble, music and rooms: better in every noisy room measured, a little worse on clean human "
-                   "readings; docs/benchmarks/adaptation.md) or the path of a model directory (en-us/ and "
-                   "cmudict-en-us.dict)")
+    p.add_argument("--acoustic-model", default="auto", metavar="MODEL",
+                   help="pocketsphinx's acoustic model: auto (the default: each utterance is heard with 'default' "
+                   "when the room under it is quiet, with 'party' when it is loud), default (the wheel's en-us), "
+                   "party (adapted to party babble, music and rooms: better in every noisy room measured, a little "
+                   "worse on clean human readings; docs/benchmarks/adaptation.md) or the path of a model directory "
+                   "(en-us/ and cmudict-en-us.dict)")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
                    "moderator); answers such as 'yes' need none. For noisy rooms")
@@ -32,12 +33,13 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "by a microphone; the default), always (typed ones too) or never")
 
 
-def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str = "default", *,
+def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str = "auto", *,
                     live: bool = False) -> Recognizer:
     """The recognizer for ``engine``; ``auto`` prefers vosk when a model is given or installed. ``acoustic`` is
-    pocketsphinx's acoustic model (``moderator.acoustic.acoustic_model``). ``live``: microphones and speakers
-    run meanwhile, so pocketsphinx decodes whole utterances in a process of its own (it would hold the thread
-    that feeds the sound card; vosk releases it)."""
+    pocketsphinx's acoustic model (``moderator.acoustic.acoustic_model``), or "auto": the default model and the
+    party model, chosen per utterance by the room's level (``moderator.adapters.asr_by_noise``). ``live``:
+    microphones and speakers run meanwhile, so pocketsphinx decodes whole utterances in a process of its own (it
+    would hold the thread that feeds the sound card; vosk releases it)."""
     if engine in ("auto", "vosk"):
         from moderator.adapters.asr_vosk import VoskRecognizer
         from moderator.models import installed_model
@@ -48,7 +50,23 @@ def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str =
         if engine == "vosk":
             raise ModeratorError("no vosk model is installed: run 'moderator models download', "
                                  "or pass --vosk-model PATH (or use --engine pocketsphinx)")
-    from moderator.acoustic import acoustic_model
+    return pocketsphinx_recognizer(acoustic, worker=live)
+
+
+def pocketsphinx_recognizer(acoustic: str = "auto", *, worker: bool = False) -> Recognizer:
+    """pocketsphinx on the ``--acoustic-model`` named: "auto" is the default and the party model, chosen per
+    utterance by the room's level (``moderator.adapters.asr_by_noise.ByNoiseLevel``); anything else, one model
+    (``moderator.acoustic.acoustic_model``). ``worker``: decode in a process of its own.
+
+    Raises:
+        AcousticModelError: the model cannot be found or is incomplete.
+    """
+    from moderator.acoustic import AUTO, acoustic_model
     from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
 
-    return PocketsphinxRecognizer(acoustic_model(acoustic), worker=live)
+    if acoustic == AUTO:
+        from moderator.adapters.asr_by_noise import ByNoiseLevel
+
+        return ByNoiseLevel(PocketsphinxRecognizer(acoustic_model("default"), worker=worker),
+                            PocketsphinxRecognizer(acoustic_model("party"), worker=worker))
+    return PocketsphinxRecognizer(acoustic_model(acoustic), worker=worker)

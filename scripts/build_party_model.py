@@ -357,7 +357,9 @@ def adapt(work: Path, base: Path, tau: float, keep: str = "none") -> Path:
 
 def restore(base: Path, out: Path, mixw: Path, keep: str) -> None:
     """Put the base model's filler models (SIL, +NSN+, +SPN+: their codebooks, senones' mixture weights and
-    transition matrices), or all the others (``keep`` "speech"), back into a MAP-adapted model.
+    transition matrices), or all the others (``keep`` "speech"), or every codebook's means and variances (``keep``
+    "gaussians": the PTM codebooks stay those learnt from human speech, and only the mixture weights and
+    transition matrices adapt), back into a MAP-adapted model.
 
     The babble around each training command is aligned to SIL, so MAP teaches silence to sound like the party.
     Keeping the original fillers was tried because an adapted model decoded nothing for more commands in babble
@@ -367,12 +369,15 @@ def restore(base: Path, out: Path, mixw: Path, keep: str) -> None:
     files = ((base / "means", out / "means", "codebooks"), (base / "variances", out / "variances", "codebooks"),
              (base / "transition_matrices", out / "transition_matrices", "tmats"),
              (base / "mixture_weights", mixw, "senones"))
+    if keep == "gaussians":  # every codebook's means and variances: only mixture weights and transitions adapt
+        files = files[:2]
     for original, adapted_path, kind in files:
         orig, adapted = read_s3_block(original), read_s3_block(adapted_path)
         if orig.dims != adapted.dims:
             raise SystemExit(f"{adapted_path}: the adapted shape {adapted.dims} is not the base's {orig.dims}")
         ids = set(fillers[kind])
-        rows = sorted(ids) if keep == "fillers" else [i for i in range(orig.dims[0]) if i not in ids]
+        rows = (sorted(ids) if keep == "fillers" else list(range(orig.dims[0])) if keep == "gaussians"
+                else [i for i in range(orig.dims[0]) if i not in ids])
         size = orig.data.size // orig.dims[0]
         data = adapted.data.copy()
         for row in rows:
@@ -451,9 +456,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moderator-voice", default=V.MODERATOR_NOISE_VOICE,
                         help="the voice of the moderator noise (default: a training voice)")
     parser.add_argument("--taus", type=float, nargs="*", default=None, help="default: the recipe's")
-    parser.add_argument("--keep", choices=("none", "fillers", "speech"), default="none",
+    parser.add_argument("--keep", choices=("none", "fillers", "speech", "gaussians"), default="none",
                         help="models that stay the original's: fillers (silence and noises: only speech is "
-                        "adapted) or speech (only silence and noises are adapted); default none")
+                        "adapted), speech (only silence and noises are adapted) or gaussians (the codebooks' means "
+                        "and variances: only mixture weights and transitions are adapted); default none")
     parser.add_argument("--dev-per-template", type=int, default=2)
     parser.add_argument("--dev-items", type=int, default=40, help="a seeded sample of this many dev commands")
     parser.add_argument("--dev-weights", default=";".join(f"{k}={v:g}" for k, v in adaptation_weights().items()),

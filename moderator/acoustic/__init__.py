@@ -2,7 +2,8 @@
 model adapted to party noise (babble, music, the moderator's own voice, reverberation; issue 10), shipped here in
 ``party/en-us`` and built by scripts/build_party_model.py.
 
-``acoustic_model`` turns a ``--acoustic-model`` value into what ``PocketsphinxRecognizer(model_dir=...)`` takes: a
+``acoustic_model`` turns a ``--acoustic-model`` value (but "auto", which is both) into what
+``PocketsphinxRecognizer(model_dir=...)`` takes: a
 directory holding ``en-us/`` and ``cmudict-en-us.dict``. A model may carry its own confidence calibration in
 ``en-us/calibration.json`` (``moderator.adapters.asr_pocketsphinx.read_calibration``); without one, the recognizer
 uses the original model's.
@@ -21,7 +22,9 @@ PARTY = Path(__file__).resolve().parent / "party"
 """The shipped adapted model: ``party/en-us`` holds its files (the dictionary is the wheel's)."""
 DICTIONARY = "cmudict-en-us.dict"
 MODEL_FILES = ("mdef", "means", "variances", "transition_matrices", "sendump", "feat.params", "noisedict")
-NAMES = ("default", "party")
+NAMES = ("auto", "default", "party")
+AUTO = "auto"
+"""Not a model: both, chosen per utterance by the room's level (``moderator.adapters.asr_by_noise``)."""
 
 
 class AcousticModelError(ModeratorError):
@@ -69,7 +72,8 @@ def _layout(model: Path, cache: Path | None = None) -> Path:
 
 def acoustic_model(name: str, *, cache: Path | None = None) -> Path | None:
     """The model directory for ``name``: None for "default" (the wheel's en-us), the shipped adapted model for
-    "party", else ``name`` as a path, which must hold ``en-us/`` and ``cmudict-en-us.dict``.
+    "party", else ``name`` as a path, which must hold ``en-us/`` and ``cmudict-en-us.dict``. ("auto" is both:
+    ``moderator.listening.make_recognizer`` builds it from the two.)
 
     Raises:
         AcousticModelError: the path does not exist or is not a complete model, or "party" is not installed.

@@ -37,8 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "listen",
         help="mic check: show live what each room's microphone hears and what it parses to",
         description="The mic check before a game. Shows, per room, how loud the microphone hears the room "
-        "(once a second) and each utterance: the words recognized, the confidence, and the command they "
-        "parse to (intent and slots) or why they do not. Every command of the language is listened for, "
+        "(once a second) and each utterance: the words recognized, the confidence (and with --acoustic-model auto "
+        "which model heard it: party when the room is loud), and the command they parse to (intent and slots) or "
+        "why they do not. Every command of the language is listened for, "
         "whatever the phase. No game runs. Stop with Ctrl-C, or give --seconds.",
     )
     who = p.add_mutually_exclusive_group(required=True)
@@ -49,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seconds", type=float, metavar="N", help="stop after N seconds (default: until Ctrl-C)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object per utterance (no level readings): room, start, end, heard, "
-                   "confidence, intent, slots, rejected")
+                   "confidence, intent, slots, rejected, and with --acoustic-model auto the model that heard it "
+                   "(default or party)")
     p.set_defaults(func=run)
 
 
@@ -143,6 +145,8 @@ class MicCheck:
         item = result(self.grammar, self.roster, None, transcript.text, transcript.confidence, raw, transcript.doubtful)
         del item["file"]
         item = {"room": mic, "start": round(start - self.t0, 2), "end": round(end - self.t0, 2), **item}
+        if (model := getattr(self.recognizer, "chosen", None)) is not None:  # --acoustic-model auto
+            item["model"] = model
         if not item["heard"] and not item["rejected"]:
             item["rejected"] = "nothing recognized"
         self.reports.append(item)
@@ -152,7 +156,8 @@ class MicCheck:
             where = "shared" if mic is None else f"room {mic}"
             outcome = (f"{item['intent']} {json.dumps(item['slots'], ensure_ascii=False)}" if item["intent"]
                        else f"rejected: {item['rejected']}")
-            self.out.write(f"{item['start']:6.1f}  {where}  heard '{item['heard']}' ({item['confidence']:.2f}) "
-                           f"-> {outcome}\n")
+            model = f", {item['model']} model" if "model" in item else ""
+            self.out.write(f"{item['start']:6.1f}  {where}  heard '{item['heard']}' "
+                           f"({item['confidence']:.2f}{model}) -> {outcome}\n")
         self.out.flush()
         return item

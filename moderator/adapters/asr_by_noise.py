@@ -1,0 +1,138 @@
+"""pocketsphinx with two acoustic models, chosen for each utterance by how loud the room is under it.
+
+The party model (``moderator/acoustic/party``) beats the original en-us model in every noisy room measured, and
+on clean synthetic voices, but it loses a little on the only real human speech here (pocketsphinx-testdata's
+readings: word error 21.9% -> 26.0%). So ``--acoustic-model auto`` (the default) listens with the original in a
+quiet room and with the party model in a loud one, per utterance (docs/decisions.md, "The acoustic model follows
+the room").
+
+The room's level is read off the utterance itself: the endpointer keeps 0.3 s of the room before the words and
+0.6 s after them (or pads an utterance ended early with the room's background), so its quiet frames are the room
+and its loud ones the player. ``spread_db`` is how far they stand apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from moderator.ports import Transcript
+
+if TYPE_CHECKING:
+    from moderator.adapters.asr_pocketsphinx import Derived, PocketsphinxRecognizer, Scores
+    from moderator.speech.grammar import Grammar
+
+QUIET_SPREAD_DB = 34.0
+"""An utterance whose loud frames stand this many dB or more above its quiet ones (``spread_db``) was said in a
+quiet room: the original model hears it; under it, the party model. Chosen on the dev split (flite rms/awb and
+the dev espeak-ng voices, dev babble and music; /work/scratch notes in docs/benchmarks/changes.md, "The acoustic
+model follows the room"): clean commands over a -60 dBFS microphone floor spread 37.6 dB or more (1st
+percentile), commands in babble at 18 dB or louder and in music at most 29.9 dB (99th percentile); 34 dB is the
+middle of that gap. Every threshold in it gives the same dev result."""
+
+FRAME_SECONDS = 0.03
+"""The frames whose levels ``spread_db`` compares (the endpointer's)."""
+
+
+def spread_db(samples: np.ndarray, rate: int) -> float:
+    """How far the utterance's loud frames (95th percentile of the 30 ms frames' levels) stand above its quiet ones
+    (10th percentile), in dB: about 44 dB for a command over a quiet microphone, 24 dB in 18 dB babble, 18 dB in
+    12 dB babble. Digital silence counts as -120 dBFS; an utterance shorter than a frame spreads 0 dB."""
+    frame = max(round(FRAME_SECONDS * rate), 1)
+    n = len(samples) // frame
+    if n == 0:
+        return 0.0
+    x = np.asarray(samples[: n * frame], dtype=np.float64).reshape(n, frame)
+    levels = 10 * np.log10(np.maximum((x * x).mean(axis=1), 1e-12))
+    return float(np.percentile(levels, 95) - np.percentile(levels, 10))
+
+
+class ByNoiseLevel:
+    """The ``Recognizer`` port (and the streaming one) over two ``PocketsphinxRecognizer``: ``quiet`` hears an
+    utterance that spreads ``quiet_spread`` dB or more (``spread_db``), ``loud`` the others.
+
+    Both listen for the same grammar and names, and get the same made-up pronunciations. Decoding while the player
+    speaks (``begin``, ``accept``) only tells the endpointer when a command is whole, before the utterance's level
+    is known: it runs on the model that heard this microphone's last utterance (a room's level changes slowly; at
+    worst an utterance waits for the long hangover). ``chosen`` names the model that heard the last utterance.
+    """
+
+    name = "pocketsphinx"
+
+    def __init__(self, quiet: PocketsphinxRecognizer, loud: PocketsphinxRecognizer, *,
+                 quiet_spread: float = QUIET_SPREAD_DB, names: tuple[str, str] = ("default", "party")) -> None:
+        self.quiet, self.loud = quiet, loud
+        self.quiet_spread = quiet_spread
+        self.names = names
+        self._last = quiet
+        self._streaming: PocketsphinxRecognizer | None = None
+
+    # -- which model -----------------------------------------------------------------
+
+    def model_for(self, samples: np.ndarray, rate: int) -> PocketsphinxRecognizer:
+        """The recognizer that hears this utterance."""
+        return self.quiet if spread_db(samples, rate) >= self.quiet_spread else self.loud
+
+    @property
+    def chosen(self) -> str:
+        """The name of the model that heard the last utterance ("default" before any)."""
+        return self.names[self._last is self.loud]
+
+    @property
+    def last(self) -> Scores | None:
+        """The scores behind the last ``recognize`` (``PocketsphinxRecognizer.last``) of the model that heard it."""
+        return self._last.last
+
+    @property
+    def derived(self) -> dict[str, Derived]:
+        return self.quiet.derived
+
+    # -- the port --------------------------------------------------------------------
+
+    def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
+        for rec in (self.quiet, self.loud):
+            rec.expect(grammar, roster, intents)
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        self._last = self.model_for(samples, rate)
+        return self._last.recognize(samples, rate)
+
+    def missing_words(self, candidates: Iterable[str]) -> list[str]:
+        return self.quiet.missing_words(candidates)
+
+    def add_word(self, word: str, phones: str) -> None:
+        for rec in (self.quiet, self.loud):
+            rec.add_word(word, phones)
+
+    def ensure_words(self, needed: Iterable[str]) -> list[Derived]:
+        made = self.quiet.ensure_words(needed)
+        for derived in made:
+            self.loud.add_word(derived.word, derived.phones)
+            self.loud.derived[derived.word] = derived
+        return made
+
+    def close(self) -> None:
+        for rec in (self.quiet, self.loud):
+            rec.close()
+
+    # -- streaming ---------------------------------------------------------------------
+
+    def fork(self) -> ByNoiseLevel:
+        """Another one on the same models, with decoders of its own (one per microphone)."""
+        return ByNoiseLevel(self.quiet.fork(), self.loud.fork(), quiet_spread=self.quiet_spread, names=self.names)
+
+    def begin(self) -> None:
+        self._streaming = self._last
+        self._streaming.begin()
+
+    def accept(self, samples: np.ndarray, rate: int) -> str:
+        if self._streaming is None:
+            return self.quiet.accept(samples, rate)  # raises: begin() first
+        return self._streaming.accept(samples, rate)
+
+    def finish(self) -> None:
+        if self._streaming is not None:
+            self._streaming.finish()
+            self._streaming = None

@@ -1,0 +1,186 @@
+"""--acoustic-model auto: the original model hears a quiet room, the party model a loud one, per utterance."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from moderator.adapters.asr_by_noise import QUIET_SPREAD_DB, ByNoiseLevel, spread_db
+from moderator.audio.endpoint import RATE
+from moderator.audio.mix import hiss, noise_gain
+
+needs_flite = pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed (scripts/setup.sh)")
+ROSTER = ["Alice", "Bob", "Carol", "Grace", "Heidi", "Xiomara"]  # Xiomara: not in the dictionary
+
+
+def _said(text: str, voice: str = "flite:slt") -> np.ndarray:
+    from moderator.adapters.player_voice import speak
+
+    return speak(text, voice).resample(RATE).samples
+
+
+@pytest.fixture(scope="module")
+def party() -> np.ndarray:
+    """20 s of 6-talker babble."""
+    from moderator.adapters.player_voice import speak
+    from moderator.voice_input import make_babble
+
+    return make_babble(20.0, speak, talkers=6, seed=3)
+
+
+def _in_room(speech: np.ndarray, party: np.ndarray | None, snr: float = 12.0) -> np.ndarray:
+    """The command as an utterance: 0.3 s of the room before it and 0.6 s after, over a -60 dBFS microphone floor,
+    and babble at ``snr`` dB (peak-frame) when ``party`` is given."""
+    rng = np.random.default_rng(1)
+    signal = np.concatenate([np.zeros(round(0.3 * RATE), np.float32), speech, np.zeros(round(0.6 * RATE), np.float32)])
+    signal = signal + hiss(len(signal), -60.0, rng)
+    if party is not None:
+        bed = party[5 * RATE : 5 * RATE + len(signal)].copy()  # past the talkers' first words
+        signal = signal + bed * noise_gain(speech, bed, snr, peak=True)
+    return signal.astype(np.float32)
+
+
+def test_spread_is_how_far_the_loud_frames_stand_above_the_quiet_ones():
+    rng = np.random.default_rng(0)
+    quiet = hiss(RATE, -60.0, rng)
+    tone = 0.3 * np.sin(2 * np.pi * 440 * np.arange(RATE) / RATE).astype(np.float32)
+    utterance = np.concatenate([quiet, tone, quiet])  # a third loud (-13.5 dBFS), two thirds at -60 dBFS
+    assert spread_db(utterance, RATE) == pytest.approx(-13.5 - -60.0, abs=0.5)
+    assert spread_db(tone, RATE) == pytest.approx(0.0, abs=0.1)  # all loud: nothing to stand above
+    assert spread_db(np.zeros(RATE, np.float32), RATE) == 0.0  # digital silence is one level
+    assert spread_db(np.zeros(10, np.float32), RATE) == 0.0  # shorter than a frame
+    # the frame is 30 ms at any rate: the same utterance at 48 kHz spreads the same
+    at48 = np.repeat(utterance, 3)
+    assert spread_db(at48, 48000) == pytest.approx(spread_db(utterance, RATE), abs=0.5)
+
+
+@needs_flite
+def test_a_command_in_a_quiet_room_spreads_over_the_threshold_and_in_babble_under_it(party):
+    speech = _said("hostages grace and heidi")
+    assert spread_db(_in_room(speech, None), RATE) >= QUIET_SPREAD_DB
+    assert spread_db(_in_room(speech, party, snr=18.0), RATE) < QUIET_SPREAD_DB
+    assert spread_db(_in_room(speech, party, snr=12.0), RATE) < QUIET_SPREAD_DB
+
+
+@needs_flite
+def test_each_utterance_is_heard_by_the_model_for_its_room(party, tmp_path):
+    from moderator.acoustic import acoustic_model
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+    from moderator.speech.grammar import load_grammar
+
+    grammar = load_grammar("en")
+    rec = ByNoiseLevel(PocketsphinxRecognizer(), PocketsphinxRecognizer(acoustic_model("party", cache=tmp_path)))
+    alone = {"default": PocketsphinxRecognizer(),
+             "party": PocketsphinxRecognizer(acoustic_model("party", cache=tmp_path))}
+    for r in (rec, *alone.values()):
+        r.expect(grammar, ROSTER)
+    assert rec.chosen == "default" and rec.last is None  # nothing heard yet
+    speech = _said("hostages grace and heidi")
+    for signal, model in ((_in_room(speech, None), "default"), (_in_room(speech, party, 18.0), "party"),
+                          (_in_room(speech, None), "default")):
+        heard = rec.recognize(signal, RATE)
+        assert rec.chosen == model
+        own = alone[model].recognize(signal, RATE)
+        assert (heard.text, heard.confidence) == (own.text, own.confidence), "exactly that model's transcript"
+        assert (rec.last.text, rec.last.llr) == (alone[model].last.text, alone[model].last.llr)
+    assert heard.text == "hostages grace and heidi"
+
+
+@needs_flite
+def test_made_up_pronunciations_reach_both_models_and_a_name_is_heard_in_either(party, tmp_path):
+    from moderator.acoustic import acoustic_model
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+    from moderator.speech.grammar import load_grammar
+
+    rec = ByNoiseLevel(PocketsphinxRecognizer(), PocketsphinxRecognizer(acoustic_model("party", cache=tmp_path)))
+    rec.expect(load_grammar("en"), ROSTER)
+    assert "xiomara" in rec.derived
+    assert rec.quiet.missing_words(["xiomara"]) == rec.loud.missing_words(["xiomara"]) == []
+    assert rec.missing_words(["xiomara", "zzyzx"]) == ["zzyzx"]
+    speech = _said("i appoint xiomara as leader")
+    assert rec.recognize(_in_room(speech, None), RATE).text == "i appoint xiomara as leader"
+    assert rec.chosen == "default"
+
+
+@needs_flite
+def test_a_fork_streams_on_the_model_that_heard_its_last_utterance(party, tmp_path):
+    from moderator.acoustic import acoustic_model
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+    from moderator.adapters.sphinx import RecognitionError
+    from moderator.speech.grammar import load_grammar
+
+    rec = ByNoiseLevel(PocketsphinxRecognizer(), PocketsphinxRecognizer(acoustic_model("party", cache=tmp_path)))
+    mic = rec.fork()
+    assert mic.quiet is not rec.quiet and mic.loud is not rec.loud  # decoders of its own
+    mic.expect(load_grammar("en"), ROSTER)
+    with pytest.raises(RecognitionError, match="begin"):
+        mic.accept(np.zeros(RATE, np.float32), RATE)
+    speech = _said("pause the game")
+    loud = _in_room(speech, party, 12.0)
+    for signal, model in ((_in_room(speech, None), "default"), (loud, "party")):
+        mic.recognize(signal, RATE)
+        assert mic.chosen == model
+        mic.begin()
+        partial = mic.accept(signal, RATE)
+        streaming = {"default": mic.quiet, "party": mic.loud}[model]
+        assert streaming._stream and not ({mic.quiet, mic.loud} - {streaming}).pop()._stream
+        mic.finish()
+        assert not streaming._stream
+    assert partial  # the party model's stream heard words
+    mic.finish()  # nothing open: a no-op
+    rec.close()
+    mic.close()
+
+
+def test_auto_is_the_default_acoustic_model_of_every_command():
+    from moderator.cli import build_parser
+
+    parser = build_parser()
+    for command in (["listen", "--players", "A,B"], ["recognize", "x.wav", "--players", "A,B"],
+                    ["simulate", "eight_players"], ["play", "--players", "A,B"]):
+        assert parser.parse_args(command).acoustic_model == "auto", command
+
+
+def test_make_recognizer_builds_both_models_for_auto_and_one_otherwise():
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+    from moderator.listening import make_recognizer
+
+    auto = make_recognizer("pocketsphinx")
+    assert isinstance(auto, ByNoiseLevel) and auto.quiet._root != auto.loud._root
+    assert auto.loud._root.name == "party" or (auto.loud._root / "en-us").resolve().parent.name == "party"
+    for name in ("default", "party"):
+        assert isinstance(make_recognizer("pocketsphinx", None, name), PocketsphinxRecognizer)
+
+
+@needs_flite
+def test_the_mic_check_says_which_model_heard_each_utterance(party, tmp_path):
+    import io
+    import json
+
+    from fakes import FakeAudioIn
+
+    from moderator.acoustic import acoustic_model
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+    from moderator.adapters.clock import VirtualClock
+    from moderator.commands.listen import MicCheck
+    from moderator.speech.grammar import load_grammar
+
+    rec = ByNoiseLevel(PocketsphinxRecognizer(), PocketsphinxRecognizer(acoustic_model("party", cache=tmp_path)))
+    rec.expect(load_grammar(), ROSTER)
+    speech = _said("hostages grace and heidi")
+    mics = FakeAudioIn(("A", "B"))
+    mics.push("A", _in_room(np.concatenate([np.zeros(RATE, np.float32), speech]), None), t=100.0)
+    around = np.zeros(2 * RATE, np.float32)  # the endpointer hears the party before and after the words
+    mics.push("B", _in_room(np.concatenate([around, speech, around]), party, 18.0), t=100.0)
+    for as_json in (True, False):
+        out = io.StringIO()
+        check = MicCheck(mics, rec, load_grammar(), ROSTER, VirtualClock(100.0), out, as_json=as_json)
+        check.step(mics.read())
+        if as_json:
+            lines = [json.loads(line) for line in out.getvalue().splitlines()]
+            assert {r["room"]: r["model"] for r in lines} == {"A": "default", "B": "party"}
+            mics.push("A", _in_room(speech, None), t=200.0)
+        else:
+            assert "default model) -> hostages" in out.getvalue(), out.getvalue()
