@@ -193,7 +193,9 @@ def in_real_time(listener: Any, audio: dict[str, np.ndarray], t0: float) -> tupl
 def decoder_processes_mb(listener: Any) -> float:
     """The peak resident memory of the decoding processes behind ``listener`` (``moderator play``'s), summed."""
     total = 0.0
-    for rec in {id(r): r for r in (listener.recognizer, *listener.recognizers.values())}.values():
+    recs = [listener.recognizer, *listener.recognizers.values()]
+    recs += [inner for r in recs for inner in (getattr(r, "quiet", None), getattr(r, "loud", None)) if inner]  # auto
+    for rec in {id(r): r for r in recs}.values():
         proc = getattr(getattr(rec, "_sphinx", None), "_proc", None)
         if proc is not None:
             for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():

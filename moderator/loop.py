@@ -190,8 +190,12 @@ class Listener:
         samples = self._players_part(mic, utterance)
         if samples is None:
             return None
+        recognizer = self.recognizers[mic]
+        if hasattr(recognizer, "over_the_moderator"):  # --acoustic-model auto: what the canceller leaves is no party
+            recognizer.over_the_moderator = (self.echo is not None
+                                             and self.echo.talked_over(mic, utterance.start, utterance.end))
         # The partial results (if any) have done their work: the whole utterance decides.
-        heard = self.recognizers[mic].recognize(samples, RATE)
+        heard = recognizer.recognize(samples, RATE)
         return self._answer(mic, samples, self._other_room(mic, samples, heard))
 
     def _other_room(self, mic: str | None, samples: np.ndarray, heard: Transcript) -> Transcript:

@@ -184,3 +184,15 @@ def test_the_mic_check_says_which_model_heard_each_utterance(party, tmp_path):
             mics.push("A", _in_room(speech, None), t=200.0)
         else:
             assert "default model) -> hostages" in out.getvalue(), out.getvalue()
+
+
+@needs_flite
+def test_an_utterance_said_over_the_moderator_is_heard_by_the_original_model(party, tmp_path):
+    from moderator.acoustic import acoustic_model
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+
+    rec = ByNoiseLevel(PocketsphinxRecognizer(), PocketsphinxRecognizer(acoustic_model("party", cache=tmp_path)))
+    loud = _in_room(_said("pause the game"), party, 12.0)
+    assert rec.model_for(loud, RATE) is rec.loud
+    rec.over_the_moderator = True  # the listener's word: the moderator was audible meanwhile (its residual)
+    assert rec.model_for(loud, RATE) is rec.quiet
