@@ -43,7 +43,7 @@ from benchmarks import voices as V
 from benchmarks.acceptance import HISS_DBFS, _hear
 from benchmarks.corpus import ROSTERS, Command, babble, basic_grammar, commands
 from moderator.acoustic import AUTO
-from moderator.adapters.asr_by_noise import QUIET_SPREAD_DB, spread_db
+from moderator.adapters.asr_by_noise import quiet_room
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import hiss, noise_for, noise_gain
 from moderator.speech.grammar import Grammar
@@ -288,6 +288,7 @@ def human_wer(models: dict[str, Path | None]) -> dict[str, Any]:
     from moderator.acoustic import acoustic_model
 
     wheel = Path(pocketsphinx.get_model_path()) / "en-us"
+    party = acoustic_model("party") if AUTO_PATH in models.values() else None
     data = human_set()
     out: dict[str, Any] = {}
     decoders: dict[Path, Any] = {}
@@ -306,7 +307,7 @@ def human_wer(models: dict[str, Path | None]) -> dict[str, Any]:
             # auto: the model ByNoiseLevel would choose for this recording heard as one utterance
             chosen = path
             if path == AUTO_PATH:
-                chosen = None if spread_db(samples, RATE) >= QUIET_SPREAD_DB else acoustic_model("party")
+                chosen = None if quiet_room(samples, RATE) else party
             pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
             dec = decoder(chosen)
             dec.start_utt()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from moderator.audio.mix import frame_powers
 from moderator.ports import Transcript
 
 if TYPE_CHECKING:
@@ -41,12 +42,16 @@ def spread_db(samples: np.ndarray, rate: int) -> float:
     (10th percentile), in dB: about 44 dB for a command over a quiet microphone, 24 dB in 18 dB babble, 18 dB in
     12 dB babble. Digital silence counts as -120 dBFS; an utterance shorter than a frame spreads 0 dB."""
     frame = max(round(FRAME_SECONDS * rate), 1)
-    n = len(samples) // frame
-    if n == 0:
+    if len(samples) < frame:
         return 0.0
-    x = np.asarray(samples[: n * frame], dtype=np.float64).reshape(n, frame)
-    levels = 10 * np.log10(np.maximum((x * x).mean(axis=1), 1e-12))
+    levels = 10 * np.log10(np.maximum(frame_powers(samples, frame), 1e-12))
     return float(np.percentile(levels, 95) - np.percentile(levels, 10))
+
+
+def quiet_room(samples: np.ndarray, rate: int, quiet_spread: float = QUIET_SPREAD_DB) -> bool:
+    """Whether the utterance was said in a quiet room (it spreads ``quiet_spread`` dB or more): the original model
+    hears it. The one rule of ``ByNoiseLevel``, which benchmarks.adaptation applies to the human readings too."""
+    return spread_db(samples, rate) >= quiet_spread
 
 
 class ByNoiseLevel:
@@ -62,10 +67,9 @@ class ByNoiseLevel:
     name = "pocketsphinx"
 
     def __init__(self, quiet: PocketsphinxRecognizer, loud: PocketsphinxRecognizer, *,
-                 quiet_spread: float = QUIET_SPREAD_DB, names: tuple[str, str] = ("default", "party")) -> None:
+                 quiet_spread: float = QUIET_SPREAD_DB) -> None:
         self.quiet, self.loud = quiet, loud
         self.quiet_spread = quiet_spread
-        self.names = names
         self._last = quiet
         self._streaming: PocketsphinxRecognizer | None = None
         self.over_the_moderator = False
@@ -79,14 +83,14 @@ class ByNoiseLevel:
 
     def model_for(self, samples: np.ndarray, rate: int) -> PocketsphinxRecognizer:
         """The recognizer that hears this utterance."""
-        if self.over_the_moderator or spread_db(samples, rate) >= self.quiet_spread:
+        if self.over_the_moderator or quiet_room(samples, rate, self.quiet_spread):
             return self.quiet
         return self.loud
 
     @property
     def chosen(self) -> str:
         """The name of the model that heard the last utterance ("default" before any)."""
-        return self.names[self._last is self.loud]
+        return "party" if self._last is self.loud else "default"
 
     @property
     def last(self) -> Scores | None:
@@ -129,7 +133,7 @@ class ByNoiseLevel:
 
     def fork(self) -> ByNoiseLevel:
         """Another one on the same models, with decoders of its own (one per microphone)."""
-        return ByNoiseLevel(self.quiet.fork(), self.loud.fork(), quiet_spread=self.quiet_spread, names=self.names)
+        return ByNoiseLevel(self.quiet.fork(), self.loud.fork(), quiet_spread=self.quiet_spread)
 
     def begin(self) -> None:
         self._streaming = self._last

@@ -23,6 +23,7 @@ from moderator.adapters.sphinx import (
     Decoders,
     RecognitionError,
 )
+from moderator.audio.mix import frame_powers
 from moderator.ports import Transcript
 from moderator.speech.compile import to_jsgf, words
 from moderator.speech.template import normalize
@@ -294,9 +295,7 @@ from the dev split's commands over microphone floors (docs/benchmarks/changes.md
 
 def _frame_power(pcm: bytes) -> np.ndarray:
     """The mean power of each 10 ms frame (+1, so that digital silence has a logarithm)."""
-    x = np.frombuffer(pcm, "<i2").astype(np.float64)
-    n = len(x) // FRAME
-    return (x[: n * FRAME].reshape(n, FRAME) ** 2).mean(axis=1) + 1.0
+    return frame_powers(np.frombuffer(pcm, "<i2"), FRAME) + 1.0
 
 
 def quiet_tail(pcm: bytes, segments: Sequence[tuple[str, int, int]]) -> bool:

@@ -17,13 +17,18 @@ def power(samples: np.ndarray) -> float:
     return float(np.mean(np.square(samples, dtype=np.float64))) if len(samples) else 0.0
 
 
+def frame_powers(samples: np.ndarray, frame: int) -> np.ndarray:
+    """The mean power of each whole ``frame``-sample frame (float64; a shorter tail is left out)."""
+    n = len(samples) // frame
+    frames = np.asarray(samples[: n * frame]).reshape(n, frame).astype(np.float64)
+    return np.mean(np.square(frames), axis=1)
+
+
 def peak_frame_power(samples: np.ndarray, frame: int = PEAK_FRAME) -> float:
     """The power of the loudest frame."""
-    n = len(samples) // frame
-    if n == 0:
+    if len(samples) < frame:
         return power(samples)
-    frames = samples[: n * frame].reshape(n, frame).astype(np.float64)
-    return float(np.max(np.mean(np.square(frames), axis=1)))
+    return float(np.max(frame_powers(samples, frame)))
 
 
 def snr_db(speech: np.ndarray, noise: np.ndarray, *, peak: bool = False) -> float:
