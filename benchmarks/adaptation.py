@@ -208,10 +208,12 @@ def dev_beds() -> dict[str, np.ndarray]:
 
 def dev_choice(models: dict[float, Path], *, per_template: int = 2, limit: int | None = None,
                log: Callable[[str], None] = print, weights: dict[str, float] | None = None,
-               rows_file: Path | None = None, original_cache: Path | None = None) -> dict[str, Any]:
+               rows_file: Path | None = None, original_cache: Path | None = None,
+               clean_guard: bool = True) -> dict[str, Any]:
     """Acceptance of the original model and each tau's on the dev set; the chosen tau has the highest weighted sum
     of right commands over the noisy and reverberant dev conditions (``weights``, default ``DEV_WEIGHTS``), among
-    those that lose at most 2 clean ones to the original. ``original_cache``: a file that keeps the original
+    those that lose at most 2 clean ones to the original (any, without ``clean_guard``: a model for loud rooms
+    only). ``original_cache``: a file that keeps the original
     model's rows for the same dev set, so that later builds do not decode them again."""
     weights = DEV_WEIGHTS if weights is None else weights
     unknown = set(weights) - {c.label for c in DEV_CONDS}
@@ -242,7 +244,7 @@ def dev_choice(models: dict[float, Path], *, per_template: int = 2, limit: int |
     scores = {name: {c.label: cells[(name, "dev", c.label)][0] for c in DEV_CONDS} for name in named}
     clean = scores["original"]["clean + hiss"]
     noisy = {name: sum(weights.get(k, 0.0) * v for k, v in s.items()) for name, s in scores.items()}
-    fit = [t for t in models if scores[f"tau {t:g}"]["clean + hiss"] >= clean - 2] or list(models)
+    fit = [t for t in models if not clean_guard or scores[f"tau {t:g}"]["clean + hiss"] >= clean - 2] or list(models)
     chosen = max(fit, key=lambda t: (noisy[f"tau {t:g}"], -t))
     for name, s in scores.items():
         log(f"  dev {name}: {s} (weighted noisy total {noisy[name]:g})")
