@@ -123,6 +123,36 @@ def test_without_a_working_canceller_a_voice_over_the_moderator_is_noticed_and_i
     assert path.speaking("A", 6.9) and path.speaking("A", 7.2) and not path.speaking("A", 7.4), "with its tail"
 
 
+class LateSubtractor(Subtractor):
+    """A canceller that passes the first ``late`` blocks it is given as they are, as one does before it adapts."""
+
+    def __init__(self, gain: float, late: int) -> None:
+        super().__init__(gain)
+        self.late = late
+
+    def process(self, mic: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        return mic.copy() if self.calls <= self.late else mic - self.gain * reference
+
+
+def test_a_players_part_of_an_utterance_starts_at_their_voice_not_at_the_cancellers_onset_burst() -> None:
+    rng = np.random.default_rng(5)
+    played = PlayedAudio(RecordingOut())
+    played.play("A", Clip(rng.normal(0, 0.2, 3 * RATE).astype(np.float32), RATE), 0.0)
+    gain = 0.3
+    path = EchoPath(played, ("A",), lambda: LateSubtractor(gain, late=6), {"A": LEAD})
+    mic = gain * played.reference(("A",), 0.0, 3 * RATE)
+    voice = slice(round(1.5 * RATE), round(2.5 * RATE))
+    mic[voice] += rng.normal(0, 0.1, RATE).astype(np.float32)  # 6 dB under the moderator's echo, for 1 s
+    out = np.concatenate([path.cancel("A", mic[i : i + 160], i / RATE)[0] for i in range(0, len(mic), 160)])
+    assert np.abs(out[:960]).max() > 0.1, "the canceller's first 60 ms are the moderator's echo, as it was"
+    span = path.player_span("A", out, 0.0)
+    assert span is not None
+    start, end = span
+    assert 1.1 * RATE <= start <= 1.5 * RATE, f"it starts near their voice (1.5 s), not at {start / RATE:.2f} s"
+    assert end >= 2.5 * RATE
+
+
 def test_the_delay_is_followed_during_the_game_from_the_moderators_own_phrases() -> None:
     played = PlayedAudio(RecordingOut())
     room = EchoRoom(played, 0.0, seed=4)

@@ -39,6 +39,15 @@ LEAK_PERCENTILE = 25
 #: moderator's own level in the microphone for at least this long (10 ms blocks, in all).
 PLAYER_UNDER_ECHO = -12.0
 PLAYER_SECONDS = 0.15
+#: The player's part begins with the first stretch of such blocks (none of its gaps as long as ``PLAYER_GAP``)
+#: that holds an unbroken run of them ``PLAYER_RUN`` long (seconds): what the canceller leaves of the
+#: moderator's onsets, before it adapts, comes in bursts of a few blocks (0.06-0.07 s under the time's-up
+#: beeps), and taken for the player's start they lengthened a command said over them by 1.6 s of residual,
+#: which the recognizer then found swallowed as silence. A player under the moderator comes in pieces, each
+#: within a syllable of the next. Its end is the last such block: cut at the last long run, a residual burst of
+#: 0.11 s became a clip short enough to pass for "pause".
+PLAYER_RUN = 0.1
+PLAYER_GAP = 0.3
 #: The moderator is audible in a microphone when its level there (``_echo_levels``) reaches this (dB FS).
 AUDIBLE_DB = -60.0
 #: A player's part of an utterance is kept with this much before and after it.
@@ -227,8 +236,9 @@ class EchoPath:
 
         A 10 ms block is a player's when it comes within ``PLAYER_UNDER_ECHO`` dB of how loud the moderator
         itself is in that microphone (the residual lies 20 dB and more under it once the canceller has
-        adapted), and is not digital quiet; an utterance needs ``PLAYER_SECONDS`` of such blocks. While the
-        moderator is silent, the whole utterance is the player's."""
+        adapted), and is not digital quiet; an utterance needs ``PLAYER_SECONDS`` of such blocks, and its part
+        runs from the first stretch of them that holds an unbroken ``PLAYER_RUN`` (the first block when none
+        does) to the last of them. While the moderator is silent, the whole utterance is the player's."""
         blocks = len(samples) // BLOCK
         echo = self._echo_levels(mic, t, blocks)
         if blocks == 0 or echo.max() < AUDIBLE_DB:
@@ -236,8 +246,10 @@ class EchoPath:
         player = np.nonzero(_block_db(samples, blocks) > np.maximum(echo + PLAYER_UNDER_ECHO, -55.0))[0]
         if len(player) * BLOCK / RATE < PLAYER_SECONDS:
             return None
+        first = next((stretch[0] for stretch in _split(player, round(PLAYER_GAP * RATE) // BLOCK)
+                      if any(len(run) * BLOCK / RATE >= PLAYER_RUN for run in _split(stretch, 1))), player[0])
         before, after = round(SPAN_BEFORE * RATE), round(SPAN_AFTER * RATE)
-        return max(0, player[0] * BLOCK - before), min(len(samples), (player[-1] + 1) * BLOCK + after)
+        return max(0, first * BLOCK - before), min(len(samples), (player[-1] + 1) * BLOCK + after)
 
     def talked_over(self, mic: str | None, t0: float, t1: float) -> bool:
         """Whether the moderator was audible in ``mic`` at any time between clock times ``t0`` and ``t1`` (what
@@ -295,6 +307,11 @@ class EchoPath:
             state.over = state.over + window / RATE if excess > state.gain + OVER_ECHO_DB else 0.0
             if state.over >= OVER_ECHO_SECONDS:
                 state.overheard = True
+
+
+def _split(blocks: np.ndarray, gap: int) -> list[np.ndarray]:
+    """Ascending block indices, cut where the next one is more than ``gap`` blocks on."""
+    return np.split(blocks, np.nonzero(np.diff(blocks) > gap)[0] + 1)
 
 
 def _block_db(x: np.ndarray, blocks: int) -> np.ndarray:
