@@ -1,8 +1,8 @@
 """Build the "party" acoustic model (issue 10): the wheel's en-us model, MAP-adapted on synthesized commands mixed
 with party noise, from Debian and PyPI packages alone. Seeded and deterministic.
 
-Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py [--recipe mixed|babble|loud] [--work DIR] [--out DIR]
-      [--noise-mix babble=0.68,music=0.09,moderator=0.08] [--reverb-share F] [--taus T ...] [--base DIR]
+Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py [--recipe mixed|babble|loud|speed] [--work DIR]
+      [--out DIR] [--noise-mix babble=0.68,music=0.09,moderator=0.08] [--reverb-share F] [--taus T ...] [--base DIR]
 
 Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` override a recipe's values):
 
@@ -19,6 +19,8 @@ Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` 
   room): every copy noisy, at -2 to 14 dB peak-frame SNR; babble in 90% of them (alone 60%, with music 15%, with
   the moderator 15%), music alone 10%; a fifth reverberant; the ``babble`` recipe's 6 beds. Its tau is chosen on
   the dev set's babble at 12 and 6 dB alone (``dev_weights``), without the clean guard (``clean_guard``).
+- ``speed``: ``mixed``'s noises, with three copies of each text instead of two, each said at a speed of 0.9, 1.0
+  or 1.1 (``perturbed``: pitch and formants move with it, a speaker the training voices do not give).
 
 Needs (Debian): sphinxtrain (bw, map_adapt, mk_s2sendump), pocketsphinx (pocketsphinx_mdef_convert),
 sphinxbase-utils (sphinx_fe), flite, espeak-ng. scripts/build_party_model.sh installs them and runs this.
@@ -67,6 +69,7 @@ from moderator.acoustic.sphinx_files import (  # noqa: E402
     write_s3_3d,
     write_s3_block,
 )
+from moderator.audio.clip import Clip  # noqa: E402
 from moderator.audio.endpoint import RATE  # noqa: E402
 from moderator.audio.mix import noise_for, noise_gain  # noqa: E402
 from moderator.speech.grammar import load_grammar  # noqa: E402
@@ -92,19 +95,23 @@ RECIPES: dict[str, dict] = {
     "loud": {"noises": {"babble": 0.60, "babble+music": 0.15, "babble+moderator": 0.15, "music": 0.10},
              "reverb": 0.20, "babble_beds": 6, "babble_flite": 3, "taus": (300, 1000, 3000), "snr": (-2, 14),
              "clean_guard": False, "dev_weights": {"babble 12 dB": 3.0, "babble 6 dB": 2.0}},
+    "speed": {"noises": {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10,
+                         "babble+moderator": 0.10},
+              "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS, "copies": 3,
+              "speeds": (0.9, 1.0, 1.1)},
 }
 #: Peak-frame SNR of a noisy copy, drawn uniformly (dB), unless a recipe says otherwise.
 SNR_RANGE = (0, 20)
 NOISES = RECIPES["mixed"]["noises"]
 REVERB_SHARE = RECIPES["mixed"]["reverb"]
 MWFLOOR = 1e-7
+"""The mixture-weight floor of mk_s2sendump: the wheel's sendump has weights down to about 1e-7."""
 #: pocketsphinx settings that ship with the model, appended to its feat.params (pocketsphinx reads any of its options
 #: there). ``wbeam``: in babble the adapted model keeps far more word exits than the original, and the lattice pass
 #: over them (``hyp()``, ``seg()``) took most of its time, so the party model cost 0.19 of a core per room against
 #: the original's 0.064 (benchmarks.cost); at 1e-22 (pocketsphinx's default is 7e-29) it is under issue 9's 0.1 with
 #: the dev and test splits' right commands unchanged (docs/benchmarks/changes.md, "The party model's word beam").
 DECODER_PARAMS = {"wbeam": "1e-22"}
-"""The mixture-weight floor of mk_s2sendump: the wheel's sendump has weights down to about 1e-7."""
 
 
 def log(message: str) -> None:
@@ -240,6 +247,15 @@ def write_wav(path: Path, samples: np.ndarray) -> None:
         w.writeframes(pcm.tobytes())
 
 
+def perturbed(speech: np.ndarray, speed: float) -> np.ndarray:
+    """``speech`` played ``speed`` times as fast, pitch and formants with it (speed perturbation, as Kaldi's 0.9 /
+    1.0 / 1.1 copies): a speaker with a shorter or longer vocal tract, which the training voices alone do not
+    give."""
+    if speed == 1.0:
+        return speech
+    return Clip(speech, RATE).resample(round(RATE / speed)).samples
+
+
 def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Generator,
              noises: dict[str, float] = NOISES, reverb_share: float = REVERB_SHARE,
              snr_range: tuple[float, float] = SNR_RANGE) -> tuple[np.ndarray, str]:
@@ -291,14 +307,22 @@ def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray], recipe: d
     numbers = number_words()
     rng = np.random.default_rng(SEED)
     voice_rng = random.Random(SEED)
+    speeds = recipe.get("speeds")
+    speed_rng = random.Random(SEED + 1)  # its own draws: a recipe without speeds makes the same copies as before
     out, conditions = [], []
     started = time.perf_counter()
     for i, item in enumerate(items):
         words = " ".join(spoken_words(item["text"], numbers))
-        for copy in range(COPIES):
+        for copy in range(recipe.get("copies", COPIES)):
             voice = voice_rng.choice(V.FLITE_SEEN) if voice_rng.random() < 0.3 else voice_rng.choice(V.TRAIN_ESPEAK)
-            signal, label = mix_copy(V.say(item["text"], voice), noise, rng, recipe["noises"], recipe["reverb"],
+            speech, speed = V.say(item["text"], voice), 1.0
+            if speeds:
+                speed = speed_rng.choice(speeds)
+                speech = perturbed(speech, speed)
+            signal, label = mix_copy(speech, noise, rng, recipe["noises"], recipe["reverb"],
                                      recipe.get("snr", SNR_RANGE))
+            if speed != 1.0:
+                label = f"speed{speed:g}+{label}"
             fileid = f"u{i:05d}_{copy}"
             write_wav(wav / f"{fileid}.wav", signal)
             out.append((fileid, words))
@@ -447,6 +471,10 @@ def check_work(work: Path, recipe: dict) -> None:
                                   "per_template")}
     if recipe.get("snr", SNR_RANGE) != SNR_RANGE:
         key["snr"] = list(recipe["snr"])
+    if recipe.get("copies", COPIES) != COPIES:
+        key["copies"] = recipe["copies"]
+    if recipe.get("speeds"):
+        key["speeds"] = list(recipe["speeds"])
     if path.exists():
         old = json.loads(path.read_text())
         if old != json.loads(json.dumps(key)):
