@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
-from moderator.adapters.asr_by_noise import QUIET_SPREAD_DB, ByNoiseLevel, spread_db
+from moderator.adapters.asr_by_noise import AGREE_WORDS, QUIET_SPREAD_DB, ByNoiseLevel, spread_db
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import hiss, noise_gain
 
@@ -196,3 +196,67 @@ def test_an_utterance_said_over_the_moderator_is_heard_by_the_original_model(par
     assert rec.model_for(loud, RATE) is rec.loud
     rec.over_the_moderator = True  # the listener's word: the moderator was audible meanwhile (its residual)
     assert rec.model_for(loud, RATE) is rec.quiet
+
+
+class _Said:
+    """A recognizer that answers every utterance with one transcript (``going_on_from`` as pocketsphinx's), and
+    counts its calls."""
+
+    def __init__(self, transcript):
+        self.transcript, self.calls = transcript, 0
+
+    def recognize(self, samples, rate, *, going_on_from=None):
+        from moderator.adapters.asr_pocketsphinx import goes_on_from
+        from moderator.ports import Transcript
+
+        self.calls += 1
+        if going_on_from is not None and self.transcript.text and not goes_on_from(self.transcript.text,
+                                                                                   going_on_from):
+            return Transcript("", 0.0)
+        return self.transcript
+
+
+def test_a_party_path_cut_short_is_completed_by_the_original_model_only_when_it_goes_on_from_the_same_words():
+    from moderator.ports import Transcript
+
+    loud_room = np.random.default_rng(2).standard_normal(RATE).astype(np.float32) * 0.1  # spreads a few dB
+    cut = Transcript("", 0.0, partial="the bomber is")
+    cases = [  # what the party model heard, what the original heard -> the transcript taken, which model
+        (cut, Transcript("the bomber is carol", 0.8), "the bomber is carol", "default"),
+        (cut, Transcript("it is alice", 0.9), "", "party"),  # other words: the two models disagree
+        (cut, Transcript("", 0.3, guess="the bomber is carol"), "", "party"),  # the original is not sure either
+        (Transcript("", 0.0, partial="the bomber is carol"), Transcript("the bomber is carol", 0.8), "", "party"),
+        (Transcript("the bomber is carol", 0.7), Transcript("it is alice", 0.9), "the bomber is carol", "party"),
+        (Transcript("", 0.0), Transcript("it is alice", 0.9), "", "party"),  # no words at all: nothing to agree on
+        (Transcript("", 0.4, guess="it is alice"), Transcript("it is alice", 0.9), "", "party"),  # a low score
+        (Transcript("", 0.0, partial="hostage"), Transcript("hostage vincent", 0.8), "", "party"),  # one word: too few
+    ]
+    for party_heard, original_heard, taken, model in cases:
+        original, party = _Said(original_heard), _Said(party_heard)
+        rec = ByNoiseLevel(original, party)
+        assert rec.model_for(loud_room, RATE) is party
+        assert rec.recognize(loud_room, RATE).text == taken, (party_heard, original_heard)
+        assert rec.chosen == model
+        asked = len(party_heard.partial.split()) >= AGREE_WORDS and not party_heard.text
+        assert original.calls == asked, "the original decodes only a party path cut short"
+        assert rec._by_level is party, "the next utterance streams on the model the room's level chose"
+
+
+@needs_flite
+def test_pocketsphinx_judges_only_a_sentence_that_goes_on_from_the_words_it_is_given():
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer, goes_on_from
+    from moderator.speech.grammar import load_grammar
+
+    assert goes_on_from("the bomber is carol", "the bomber is")
+    assert not goes_on_from("the bomber is", "the bomber is")  # nothing past them
+    assert not goes_on_from("it is carol", "the bomber is") and not goes_on_from("the bomber", "the bomber is")
+    rec = PocketsphinxRecognizer()
+    rec.expect(load_grammar("en"), ROSTER)
+    said = _in_room(_said("the bomber is carol"), None)
+    assert rec.recognize(said, RATE, going_on_from="the bomber is").text == "the bomber is carol"
+    fresh = PocketsphinxRecognizer()
+    fresh.expect(load_grammar("en"), ROSTER)
+    assert fresh.recognize(said, RATE, going_on_from="it is").text == ""
+    assert fresh.last.text == "the bomber is carol" and fresh.last.confidence == 0.0
+    assert fresh._phones is None, "no phone loop for a sentence that does not go on from the words"
+    assert fresh.recognize(said, RATE).text == "the bomber is carol"  # without them, as always

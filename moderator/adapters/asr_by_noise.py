@@ -33,6 +33,11 @@ model follows the room"): clean commands over a -60 dBFS microphone floor spread
 percentile), commands in babble at 18 dB or louder and in music at most 29.9 dB (99th percentile); 34 dB is the
 middle of that gap. Every threshold in it gives the same dev result."""
 
+AGREE_WORDS = 2
+"""The fewest words of a party path cut short that the original model's command must go on from: one word ("the",
+"hostage") is too little to agree on (on dev the one word let in a wrong hostage choice), and each costs a decode
+with the original."""
+
 FRAME_SECONDS = 0.03
 """The frames whose levels ``spread_db`` compares (the endpointer's)."""
 
@@ -60,8 +65,14 @@ class ByNoiseLevel:
 
     Both listen for the same grammar and names, and get the same made-up pronunciations. Decoding while the player
     speaks (``begin``, ``accept``) only tells the endpointer when a command is whole, before the utterance's level
-    is known: it runs on the model that heard this microphone's last utterance (a room's level changes slowly; at
-    worst an utterance waits for the long hangover). ``chosen`` names the model that heard the last utterance.
+    is known: it runs on the model that the level of this microphone's last utterance chose (a room's level
+    changes slowly; at worst an utterance waits for the long hangover). ``chosen`` names the model that heard the
+    last utterance.
+
+    When the party model's best path stops short of a whole command, the original model decodes the utterance too,
+    and its command is taken if it begins with every word the party model heard (``going_on_from``): in babble the
+    party model's silence can take in a command's last word ("the bomber is" for "the bomber is Carol"), which the
+    original may still hear. Then ``chosen`` is "default"; streaming stays on the model the room's level chose.
     """
 
     name = "pocketsphinx"
@@ -71,6 +82,8 @@ class ByNoiseLevel:
         self.quiet, self.loud = quiet, loud
         self.quiet_spread = quiet_spread
         self._last = quiet
+        self._by_level = quiet
+        """The model the last utterance's level chose (``model_for``): the next utterance streams on it."""
         self._streaming: PocketsphinxRecognizer | None = None
         self.over_the_moderator = False
         """Set by the listener for the utterance it decodes next: the moderator was audible in this microphone while
@@ -108,8 +121,17 @@ class ByNoiseLevel:
             rec.expect(grammar, roster, intents)
 
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
-        self._last = self.model_for(samples, rate)
-        return self._last.recognize(samples, rate)
+        self._last = self._by_level = self.model_for(samples, rate)
+        heard = self._last.recognize(samples, rate)
+        if self._last is self.loud and len(heard.partial.split()) >= AGREE_WORDS and not heard.text:
+            # The party model's path stopped short of a whole command ("the bomber is"): its silence, trained on
+            # babble, can take in a last word said under the party. The original model's whole command counts
+            # when it goes on from those very words, so the two models agree on all the party model heard.
+            other = self.quiet.recognize(samples, rate, going_on_from=heard.partial)
+            if other.text:
+                self._last = self.quiet
+                return other
+        return heard
 
     def missing_words(self, candidates: Iterable[str]) -> list[str]:
         return self.quiet.missing_words(candidates)
@@ -136,7 +158,7 @@ class ByNoiseLevel:
         return ByNoiseLevel(self.quiet.fork(), self.loud.fork(), quiet_spread=self.quiet_spread)
 
     def begin(self) -> None:
-        self._streaming = self._last
+        self._streaming = self._by_level
         self._streaming.begin()
 
     def accept(self, samples: np.ndarray, rate: int) -> str:

@@ -51,6 +51,12 @@ CALIBRATION = "calibration.json"
 """An acoustic model's own confidence calibration, in its ``en-us/`` directory; see ``read_calibration``."""
 
 
+def goes_on_from(text: str, start: str) -> bool:
+    """Whether the words of ``text`` begin with all the words of ``start`` and go on past them."""
+    words_, first = text.split(), start.split()
+    return len(words_) > len(first) and words_[: len(first)] == first
+
+
 def confidence_from_llr(llr: float, midpoint: float = LLR_MIDPOINT, slope: float = LLR_SLOPE) -> float:
     """Map the grammar-vs-phone-loop ratio to 0..1 (0.5 at ``midpoint``, 0.9 at 0.1 above it for the default
     slope). The defaults are the original en-us model's; an adapted model may carry its own (``read_calibration``)."""
@@ -417,8 +423,10 @@ class PocketsphinxRecognizer:
         self._active = self._searches[key]
         self._names = frozenset(w.lower() for name in roster for w in normalize(name))
 
-    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
-        """Decode one utterance with the expected grammar; low-confidence results come back empty."""
+    def recognize(self, samples: np.ndarray, rate: int, *, going_on_from: str | None = None) -> Transcript:
+        """Decode one utterance with the expected grammar; low-confidence results come back empty. ``going_on_from``:
+        only a sentence whose words begin with these and go on past them is judged (``goes_on_from``); any other
+        comes back empty without its confidence measured, which spares the phone loop (``ByNoiseLevel``)."""
         if self._active is None:
             raise RecognitionError("call expect() before recognize(): no grammar is loaded")
         pcm = _to_pcm16(samples, rate)
@@ -426,23 +434,26 @@ class PocketsphinxRecognizer:
             self.last = Scores("", 0, float("-inf"), 0.0, float("-inf"), False, 0.0)
             return Transcript("", 0.0)
         heard = self._sphinx.decode(self._active, pcm)
-        transcript, self.last = self._judge(heard, pcm)
+        transcript, self.last = self._judge(heard, pcm, going_on_from)
         if not heard.complete and (self._names & set(heard.text.split()) or quiet_tail(pcm, heard.segments)):
             # The lattice's path stopped short of a command naming someone, or went on over the silence after the
             # words: the search's own path may be whole. It counts only when it is taken; otherwise the cut path
             # stands (the listener decodes a path with a name again with every name of the game, and the search's
             # own path would score lower than that decode needs).
             viterbi = self._sphinx.decode(self._active + VITERBI, pcm)
-            if viterbi.complete and (judged := self._judge(viterbi, pcm))[0].text:
+            if viterbi.complete and (judged := self._judge(viterbi, pcm, going_on_from))[0].text:
                 transcript, self.last = judged
         return transcript
 
-    def _judge(self, heard: Decoded, pcm: bytes) -> tuple[Transcript, Scores]:
+    def _judge(self, heard: Decoded, pcm: bytes, going_on_from: str | None = None) -> tuple[Transcript, Scores]:
         """The transcript of one search's result over ``pcm``, and its scores: the confidence against the phone loop,
-        and the checks (a whole sentence, no speech swallowed as silence)."""
+        and the checks (a whole sentence, no speech swallowed as silence). With ``going_on_from``, a result whose
+        words do not go on from those comes back empty, unjudged."""
         text, grammar_score, frames = heard.text, heard.score, heard.frames
         if not text:
             return Transcript("", 0.0), Scores("", frames, grammar_score, 0.0, float("-inf"), False, 0.0)
+        if going_on_from is not None and not goes_on_from(text, going_on_from):
+            return Transcript("", 0.0), Scores(text, frames, grammar_score, 0.0, float("-inf"), heard.complete, 0.0)
         phone_score = self._phone_score(pcm)
         absorbed = absorbed_speech(pcm, heard.segments, self._phone_count)  # the grammar search's alignment
         llr = 100 * (grammar_score - phone_score) / max(frames, 1)
