@@ -69,10 +69,11 @@ class ByNoiseLevel:
     changes slowly; at worst an utterance waits for the long hangover). ``chosen`` names the model that heard the
     last utterance.
 
-    When the party model's best path stops short of a whole command, the original model decodes the utterance too,
-    and its command is taken if it begins with every word the party model heard (``going_on_from``): in babble the
-    party model's silence can take in a command's last word ("the bomber is" for "the bomber is Carol"), which the
-    original may still hear. Then ``chosen`` is "default"; streaming stays on the model the room's level chose.
+    When the party model's best path stops short of a whole command after at least ``AGREE_WORDS`` words, the
+    original model decodes the utterance too, and its command is taken if it begins with every word the party model
+    heard and goes on past them (``going_on_from``): in babble the party model's silence can take in a command's
+    last word ("the bomber is" for "the bomber is Carol"), which the original may still hear. Then ``chosen`` is
+    "default"; streaming stays on the model the room's level chose.
     """
 
     name = "pocketsphinx"
