@@ -250,9 +250,7 @@ def write_wav(path: Path, samples: np.ndarray) -> None:
 def perturbed(speech: np.ndarray, speed: float) -> np.ndarray:
     """``speech`` played ``speed`` times as fast, pitch and formants with it (speed perturbation, as Kaldi's 0.9 /
     1.0 / 1.1 copies): a speaker with a shorter or longer vocal tract, which the training voices alone do not
-    give."""
-    if speed == 1.0:
-        return speech
+    give. At 1.0 it is ``speech`` itself (``Clip.resample`` keeps a clip at its own rate)."""
     return Clip(speech, RATE).resample(round(RATE / speed)).samples
 
 
