@@ -81,6 +81,31 @@ DEV_SEED = 202
 TRAIN_ESPEAK = tuple(espeak_voices(TRAIN_VARIANTS, 60, TRAIN_SEED))
 DEV_ESPEAK = tuple(espeak_voices(DEV_VARIANTS, 6, DEV_SEED, DEV_ACCENTS))
 TRAIN_VOICES = FLITE_SEEN + TRAIN_ESPEAK
+#: Speakers recorded from people, for a training recipe with more human timbres than flite's two and espeak-ng's
+#: formant synthesis (``build_party_model.py --recipe speakers``): MBROLA's diphone voices (Debian contrib
+#: ``mbrola-us1`` .. ``mbrola-en1``, said through espeak-ng) and SVOX Pico (Debian non-free ``libttspico-utils``).
+#: Neither is a test family. MBROLA's ``us3`` is kept out of training: it is the dev set's unseen speaker.
+MBROLA_TRAIN = ("mbrola:us1", "mbrola:us2", "mbrola:en1")
+PICO_TRAIN = ("pico:en-US", "pico:en-GB")
+MBROLA_DEV = ("mbrola:us3",)
+
+
+def recorded_voices(speakers: Sequence[str], n: int, seed: int) -> list[str]:
+    """``n`` specs of MBROLA or Pico ``speakers``: each at a random speed and pitch (espeak-ng's 125-190 wpm and
+    pitch 25-80 for MBROLA; Pico's speed and pitch levels 80-120%)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        speaker = rng.choice(speakers)
+        if speaker.startswith("mbrola:"):
+            out.append(f"{speaker},speed={rng.randint(125, 190)},pitch={rng.randint(25, 80)}")
+        else:
+            out.append(f"{speaker},speed={rng.randint(80, 120)},pitch={rng.randint(80, 120)}")
+    return out
+
+
+TRAIN_RECORDED = tuple(recorded_voices(MBROLA_TRAIN + PICO_TRAIN, 30, TRAIN_SEED))
+DEV_RECORDED = tuple(recorded_voices(MBROLA_DEV, 6, DEV_SEED))
 #: Half the dev commands are said by the seen flite voices (on dev names), half by the dev espeak-ng voices.
 DEV_VOICES = FLITE_SEEN * 3 + DEV_ESPEAK
 #: The talkers of the dev babble: 2 of 8 are flite rms/awb, as in the test babble (the suite's 8 voices, of which
@@ -196,6 +221,9 @@ def check_split() -> None:
     assert not {"flite:slt", "flite:kal"} & (set(TRAIN_VOICES) | set(DEV_VOICES))
     assert not set(TRAIN_VARIANTS) & (set(DEV_VARIANTS) | set(TEST_VARIANTS))
     assert not set(DEV_VARIANTS) & set(TEST_VARIANTS)
+    speaker = lambda spec: spec.split(",")[0]  # noqa: E731
+    assert {speaker(v) for v in TRAIN_RECORDED} <= set(MBROLA_TRAIN + PICO_TRAIN)
+    assert not {speaker(v) for v in DEV_RECORDED} & ({speaker(v) for v in TRAIN_RECORDED} | test_voices)
     names = test_names()
     train = {n.lower() for r in TRAIN_ROSTERS for n in r}
     dev = {n.lower() for n in DEV_ROSTER}
@@ -269,8 +297,28 @@ def _say_kokoro(text: str, voice: str, wav: Path) -> None:
         raise RuntimeError(f"kokoro could not say {text!r}")
 
 
+def _say_recorded(engine: str, voice: str, text: str, wav: Path) -> None:
+    """An MBROLA (``us1,speed=150,pitch=50``) or Pico (``en-US,speed=90,pitch=110``) voice says ``text`` to ``wav``."""
+    speaker, *settings = voice.split(",")
+    opts = dict(s.split("=") for s in settings)
+    line = " ".join(text.split())
+    if engine == "mbrola":
+        # Amplitude 60 of espeak-ng's 100: at 100 MBROLA's us1 clips.
+        cmd = ["espeak-ng", "-v", f"mb-{speaker}", "-a", "60", "-w", str(wav)]
+        cmd += [f"-{'s' if k == 'speed' else 'p'}{v}" for k, v in opts.items()] + [line]
+    else:
+        markup = line
+        if "pitch" in opts:
+            markup = f"<pitch level='{opts['pitch']}'>{markup}</pitch>"
+        if "speed" in opts:
+            markup = f"<speed level='{opts['speed']}'>{markup}</speed>"
+        cmd = ["pico2wave", "-l", speaker, "-w", str(wav), markup]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=60)
+
+
 def say(text: str, spec: str) -> np.ndarray:
-    """``text`` said by ``spec`` (``flite:``, ``espeak-ng:``, ``festival:`` or ``kokoro:``), 16 kHz float32,
+    """``text`` said by ``spec`` (``flite:``, ``espeak-ng:``, ``festival:``, ``kokoro:``, ``mbrola:`` or ``pico:``),
+    16 kHz float32,
     cached on disk under ``CACHE``."""
     key = hashlib.sha1(f"{spec}\n{text}".encode()).hexdigest()
     path = CACHE / "speech" / key[:2] / f"{key}.npy"
@@ -291,6 +339,8 @@ def say(text: str, spec: str) -> np.ndarray:
                                capture_output=True, timeout=60)
             elif engine == "kokoro":
                 _say_kokoro(text, voice, wav)
+            elif engine in ("mbrola", "pico"):
+                _say_recorded(engine, voice, text, wav)
             else:
                 raise ValueError(f"unknown voice {spec!r}")
             samples = Clip.read(wav).resample(RATE).samples

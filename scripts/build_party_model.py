@@ -1,7 +1,8 @@
 """Build the "party" acoustic model (issue 10): the wheel's en-us model, MAP-adapted on synthesized commands mixed
 with party noise, from Debian and PyPI packages alone. Seeded and deterministic.
 
-Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py [--recipe mixed|babble|loud|speed] [--work DIR]
+Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py [--recipe mixed|babble|loud|speed|speakers]
+      [--work DIR]
       [--out DIR] [--noise-mix babble=0.68,music=0.09,moderator=0.08] [--reverb-share F] [--taus T ...] [--base DIR]
 
 Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` override a recipe's values):
@@ -21,6 +22,9 @@ Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` 
   the dev set's babble at 12 and 6 dB alone (``dev_weights``), without the clean guard (``clean_guard``).
 - ``speed``: ``mixed``'s noises, with three copies of each text instead of two, each said at a speed of 0.9, 1.0
   or 1.1 (``perturbed``: pitch and formants move with it, a speaker the training voices do not give).
+- ``speakers``: ``mixed``'s noises, with more speakers recorded from people: of the copies, flite rms/awb 30% as
+  before, espeak-ng 35% and MBROLA us1/us2/en1 and Pico en-US/en-GB 35% (``voices.TRAIN_RECORDED``; Debian contrib
+  and non-free packages, which scripts/build_party_model.sh installs for this recipe only).
 
 Needs (Debian): sphinxtrain (bw, map_adapt, mk_s2sendump), pocketsphinx (pocketsphinx_mdef_convert),
 sphinxbase-utils (sphinx_fe), flite, espeak-ng. scripts/build_party_model.sh installs them and runs this.
@@ -99,6 +103,12 @@ RECIPES: dict[str, dict] = {
                          "babble+moderator": 0.10},
               "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS, "copies": 3,
               "speeds": (0.9, 1.0, 1.1)},
+    "speakers": {"noises": {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10,
+                            "babble+moderator": 0.10},
+                 "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS, "recorded": 0.35},
+    "aligned": {"noises": {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10,
+                           "babble+moderator": 0.10},
+                "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS, "align": "dry"},
 }
 #: Peak-frame SNR of a noisy copy, drawn uniformly (dB), unless a recipe says otherwise.
 SNR_RANGE = (0, 20)
@@ -256,11 +266,13 @@ def perturbed(speech: np.ndarray, speed: float) -> np.ndarray:
 
 def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Generator,
              noises: dict[str, float] = NOISES, reverb_share: float = REVERB_SHARE,
-             snr_range: tuple[float, float] = SNR_RANGE) -> tuple[np.ndarray, str]:
+             snr_range: tuple[float, float] = SNR_RANGE) -> tuple[np.ndarray, str, np.ndarray]:
     """One training copy of ``speech``: padding, maybe a room, one noise condition of ``noises`` at a peak-frame
-    SNR drawn from ``snr_range`` (0-20 dB), a floor."""
+    SNR drawn from ``snr_range`` (0-20 dB), a floor. Also the copy's dry speech, the same length and timing, with
+    neither room nor noise (what the ``aligned`` recipe aligns)."""
     speech = speech * rng.uniform(0.3, 1.0)
     lead, tail = (np.zeros(round(rng.uniform(a, b) * RATE), np.float32) for a, b in ((0.2, 0.6), (0.3, 0.8)))
+    dry = np.concatenate([lead, speech, tail]).astype(np.float32)
     label = []
     reverb = rng.random() < reverb_share
     if reverb:
@@ -268,6 +280,7 @@ def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Ge
         wet = V.reverberate(np.concatenate([speech, np.zeros(round(rt60 * RATE), np.float32)]),
                             V.room_response(rt60, dist, seed=int(rng.integers(1 << 30))))
         speech = wet * np.sqrt(np.mean(speech**2) / max(float(np.mean(wet**2)), 1e-20))
+        dry = np.concatenate([dry, np.zeros(len(wet) - len(dry) + len(lead) + len(tail), np.float32)])
         label.append(f"room{rt60:.1f}s@{dist:.1f}m")
     clean = np.concatenate([lead, speech, tail]).astype(np.float32)
     draw, kind = rng.random(), "clean"
@@ -292,13 +305,29 @@ def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Ge
     peak = float(np.max(np.abs(out)))
     if peak > 0.99:
         out *= 0.99 / peak
-    return out.astype(np.float32), "+".join(label) or "clean"
+    # A floor of its own draws (the copy's draws stay as they were), so that the padding is no digital silence.
+    dry = dry + np.random.default_rng(len(dry)).standard_normal(len(dry)).astype(np.float32) * 10 ** (-75 / 20)
+    return out.astype(np.float32), "+".join(label) or "clean", dry
+
+
+def training_voice(rng: random.Random, recorded: float) -> str:
+    """A copy's voice: flite rms/awb 30% of the time, one of ``voices.TRAIN_RECORDED`` a ``recorded`` share, the rest
+    a training espeak-ng voice (one draw for the share, one for the voice: with no recorded share, the draws of the
+    first builds)."""
+    draw = rng.random()
+    if draw < 0.3:
+        return rng.choice(V.FLITE_SEEN)
+    if draw >= 1.0 - recorded:
+        return rng.choice(V.TRAIN_RECORDED)
+    return rng.choice(V.TRAIN_ESPEAK)
 
 
 def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray], recipe: dict) -> list[tuple[str, str]]:
     """(fileid, transcript) of every copy; writes wav/<fileid>.wav."""
     wav = work / "wav"
     wav.mkdir(exist_ok=True)
+    if recipe.get("align") == "dry":
+        (work / "wav-dry").mkdir(exist_ok=True)
     manifest = work / "manifest.json"
     if manifest.exists():
         return [tuple(x) for x in json.loads(manifest.read_text())]
@@ -312,17 +341,19 @@ def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray], recipe: d
     for i, item in enumerate(items):
         words = " ".join(spoken_words(item["text"], numbers))
         for copy in range(recipe.get("copies", COPIES)):
-            voice = voice_rng.choice(V.FLITE_SEEN) if voice_rng.random() < 0.3 else voice_rng.choice(V.TRAIN_ESPEAK)
+            voice = training_voice(voice_rng, recipe.get("recorded", 0.0))
             speech, speed = V.say(item["text"], voice), 1.0
             if speeds:
                 speed = speed_rng.choice(speeds)
                 speech = perturbed(speech, speed)
-            signal, label = mix_copy(speech, noise, rng, recipe["noises"], recipe["reverb"],
-                                     recipe.get("snr", SNR_RANGE))
+            signal, label, dry = mix_copy(speech, noise, rng, recipe["noises"], recipe["reverb"],
+                                          recipe.get("snr", SNR_RANGE))
             if speed != 1.0:
                 label = f"speed{speed:g}+{label}"
             fileid = f"u{i:05d}_{copy}"
             write_wav(wav / f"{fileid}.wav", signal)
+            if recipe.get("align") == "dry":
+                write_wav(work / "wav-dry" / f"{fileid}.wav", dry)
             out.append((fileid, words))
             conditions.append({"id": fileid, "voice": voice, "cond": label, "text": item["text"]})
         if (i + 1) % 200 == 0:
@@ -340,31 +371,56 @@ def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray], recipe: d
 # -- 5. features, counts, MAP, packing ---------------------------------------------------------------------------
 
 
-def features(work: Path, base: Path, utts: list[tuple[str, str]]) -> None:
+def features(work: Path, base: Path, utts: list[tuple[str, str]], wav: str = "wav", mfc_dir: str = "mfc") -> None:
     (work / "train.fileids").write_text("".join(f"{u}\n" for u, _ in utts))
     (work / "train.transcription").write_text("".join(f"<s> {w} </s> ({u})\n" for u, w in utts))
-    mfc = work / "mfc"
+    mfc = work / mfc_dir
     if mfc.exists() and len(list(mfc.glob("*.mfc"))) == len(utts):
         return
     mfc.mkdir(exist_ok=True)
-    log("features (sphinx_fe)")
+    log(f"features (sphinx_fe) of {wav}/")
     run(["sphinx_fe", "-argfile", str(base / "feat.params"), "-samprate", str(RATE), "-remove_silence", "no",
-         "-c", str(work / "train.fileids"), "-di", str(work / "wav"), "-do", str(mfc), "-ei", "wav", "-eo", "mfc",
-         "-mswav", "yes"], work / "sphinx_fe.log")
+         "-c", str(work / "train.fileids"), "-di", str(work / wav), "-do", str(mfc), "-ei", "wav", "-eo", "mfc",
+         "-mswav", "yes"], work / f"sphinx_fe_{mfc_dir}.log")
 
 
-def counts(work: Path, base: Path) -> None:
-    acc = work / "acc"
-    if (acc / "mixw_counts").exists():
-        return
+def bw(work: Path, base: Path, acc: Path, ids: str, mfc: str, logname: str, *extra: str) -> None:
+    """sphinxtrain's ``bw`` over the utterances of ``work/ids`` (their features in ``work/mfc``): counts in ``acc``."""
     acc.mkdir(exist_ok=True)
-    log("counts (bw)")
     run([str(ST / "bw"), "-hmmdir", str(base), "-moddeffn", str(base / "mdef.txt"),
          "-mixwfn", str(base / "mixture_weights"), "-ts2cbfn", ".ptm.", "-feat", "1s_c_d_dd",
          "-svspec", "0-12/13-25/26-38", "-cmn", "batch", "-agc", "none", "-varnorm", "no",
          "-dictfn", str(work / "train.dic"), "-fdictfn", str(base / "noisedict"),
-         "-ctlfn", str(work / "train.fileids"), "-lsnfn", str(work / "train.transcription"),
-         "-cepdir", str(work / "mfc"), "-accumdir", str(acc)], work / "bw.log")
+         "-ctlfn", str(work / ids), "-lsnfn", str(work / ids.replace("fileids", "transcription")),
+         "-cepdir", str(work / mfc), "-accumdir", str(acc), *extra], work / logname)
+
+
+def counts(work: Path, base: Path, align: str | None = None) -> None:
+    """The counts for MAP: ``bw`` over the noisy copies. With ``align`` "dry", each noisy copy's forward-backward
+    keeps, frame by frame, to the phone the original model aligned there in the copy's dry speech (``bw
+    -outphsegdir`` on the dry copies, then ``-phsegdir`` on the noisy ones): the frames of words that babble
+    covers are counted for those words, not for the silence model (a Viterbi take on single-pass retraining with
+    stereo data). Copies whose dry speech did not align are left out."""
+    acc = work / "acc"
+    if (acc / "mixw_counts").exists():
+        return
+    log("counts (bw)")
+    if align != "dry":
+        bw(work, base, acc, "train.fileids", "mfc", "bw.log")
+        return
+    phseg = work / "phseg"
+    phseg.mkdir(exist_ok=True)
+    log("  the dry copies' phone alignment (bw -outphsegdir)")
+    bw(work, base, work / "acc-dry", "train.fileids", "mfc-dry", "bw_dry.log", "-outphsegdir", str(phseg))
+    ids = (work / "train.fileids").read_text().split()
+    lines = dict(zip(ids, (work / "train.transcription").read_text().splitlines(keepends=True), strict=True))
+    # bw writes a segmentation before it knows whether the utterance aligned: it names the ones it ignored after.
+    failed = set(re.findall(r"(\S+) ignored", (work / "bw_dry.log").read_text(errors="replace")))
+    aligned = [u for u in ids if u not in failed and (phseg / f"{u}.phseg").is_file()]
+    (work / "aligned.fileids").write_text("".join(f"{u}\n" for u in aligned))
+    (work / "aligned.transcription").write_text("".join(lines[u] for u in aligned))
+    log(f"  {len(aligned)} of {len(ids)} dry copies aligned; the noisy copies' counts along them")
+    bw(work, base, acc, "aligned.fileids", "mfc", "bw.log", "-phsegdir", str(phseg))
 
 
 def adapt(work: Path, base: Path, tau: float, keep: str = "none") -> Path:
@@ -473,6 +529,10 @@ def check_work(work: Path, recipe: dict) -> None:
         key["copies"] = recipe["copies"]
     if recipe.get("speeds"):
         key["speeds"] = list(recipe["speeds"])
+    if recipe.get("recorded"):
+        key["recorded"] = recipe["recorded"]
+    if recipe.get("align"):
+        key["align"] = recipe["align"]
     if path.exists():
         old = json.loads(path.read_text())
         if old != json.loads(json.dumps(key)):
@@ -551,7 +611,9 @@ def main(argv: list[str] | None = None) -> int:
     utts = audio(work, items, beds(work, recipe), recipe)
     log(f"{len(utts)} utterances, {sum(1 for _ in (work / 'wav').glob('*.wav'))} files")
     features(work, base, utts)
-    counts(work, base)
+    if recipe.get("align") == "dry":
+        features(work, base, utts, "wav-dry", "mfc-dry")
+    counts(work, base, recipe.get("align"))
     bw_log = (work / "bw.log").read_text(errors="replace")
     failed = bw_log.count("Failed to align")
     log(f"bw: {failed} of {len(utts)} utterances failed to align; "

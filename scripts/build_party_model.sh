@@ -6,6 +6,7 @@
 #
 #   scripts/build_party_model.sh                 # build (about 10 minutes on 2 cores, most of it the dev set)
 #   scripts/build_party_model.sh --recipe mixed  # the first party model's noise mix
+#   scripts/build_party_model.sh --recipe speakers  # with MBROLA and Pico speakers (Debian contrib, non-free)
 #   KOKORO=1 scripts/build_party_model.sh        # also set up the Kokoro voice for benchmarks/adaptation.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,33 @@ done
 if [ ${#need[@]} -gt 0 ]; then
     sudo_ apt-get update -qq
     sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+fi
+
+# The "speakers" recipe's recorded voices: MBROLA's (Debian contrib) and SVOX Pico (non-free). Those components are
+# read from a sources list of this script's own, so the machine's apt sources stay as they are.
+if [[ " $* " == *" speakers "* || " $* " == *"--recipe=speakers"* ]]; then
+    more=()
+    for pkg in mbrola mbrola-us1 mbrola-us2 mbrola-us3 mbrola-en1 libttspico-utils; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || more+=("$pkg")
+    done
+    if [ ${#more[@]} -gt 0 ]; then
+        # The machine's own sources, with contrib and non-free added to each of them.
+        lists=$(mktemp -d)
+        mkdir -p "$lists/partial" "$lists/parts"
+        touch "$lists/sources.list"
+        [ -f /etc/apt/sources.list ] && sed -E '/^deb /s/ main( |$)/ main contrib non-free\1/' /etc/apt/sources.list \
+            > "$lists/sources.list"
+        for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list; do
+            [ -f "$f" ] || continue
+            sed -E -e 's/^Components: main$/Components: main contrib non-free/' \
+                -e '/^deb /s/ main( |$)/ main contrib non-free\1/' "$f" > "$lists/parts/$(basename "$f")"
+        done
+        apt_=(-o "Dir::Etc::SourceList=$lists/sources.list" -o "Dir::Etc::SourceParts=$lists/parts"
+              -o "Dir::State::Lists=$lists")
+        sudo_ apt-get "${apt_[@]}" update -qq
+        sudo_ env DEBIAN_FRONTEND=noninteractive apt-get "${apt_[@]}" install -y -qq "${more[@]}"
+        sudo_ rm -rf "$lists"
+    fi
 fi
 
 PY=${PYTHON:-.venv/bin/python}
