@@ -15,7 +15,7 @@ from moderator.game.actions import names_said as actions_names
 from moderator.game.engine import Engine
 from moderator.game.events import OMITTED, Heard, Rejected
 from moderator.game.state import ROOMS
-from moderator.ports import Recognizer, Transcript
+from moderator.ports import HearsOverTheModerator, Recognizer, Transcript
 from moderator.speech.grammar import ANSWERS, Grammar, Parsed
 from moderator.speech.template import normalize
 
@@ -168,32 +168,36 @@ class Listener:
         ahead, self._ahead[mic] = self._ahead[mic], None
         if not utterance.stands_out:
             return False
+        over = self._talked_over(mic, utterance)
         if ahead is not None and ahead[0] is utterance:
             self.listen_for_current_phase(mic)  # the phase may have changed since (time's up): then decode again
-            heard = ahead[2] if ahead[1] == self._expecting[mic] else self._transcribe(mic, utterance)
+            heard = ahead[2] if ahead[1] == self._expecting[mic] else self._transcribe(mic, utterance, over)
         else:
-            heard = self._transcribe(mic, utterance)
+            heard = self._transcribe(mic, utterance, over)
         if heard is None:
             return False  # what the canceller left of the moderator's own voice: never a command
-        if self.echo is not None and self.echo.talked_over(mic, utterance.start, utterance.end):
+        if over:
             heard = over_the_moderator(heard)
         guess = heard.guess if heard.guess and not heard.text else OMITTED
         self.engine.emit(Heard(mic or "both", heard.text, round(heard.confidence, 3), guess))
         return self.understood(mic, heard, utterance.end)
 
-    def _transcribe(self, mic: str | None, utterance: Utterance) -> Transcript | None:
+    def _talked_over(self, mic: str | None, utterance: Utterance) -> bool:
+        """Whether the moderator was audible in ``mic`` while the utterance was said (``EchoPath.talked_over``)."""
+        return self.echo is not None and self.echo.talked_over(mic, utterance.start, utterance.end)
+
+    def _transcribe(self, mic: str | None, utterance: Utterance, over: bool) -> Transcript | None:
         """What the recognizer makes of an utterance, with the commands of the current phase; None when it is
-        only what the canceller left of the moderator's own voice."""
+        only what the canceller left of the moderator's own voice. ``over``: said over the moderator."""
         if self.before_recognizing is not None:
             self.before_recognizing()
         self.listen_for_current_phase(mic)  # the phase may have changed while the player spoke (time's up)
-        samples = self._players_part(mic, utterance)
+        samples = self._players_part(mic, utterance, over)
         if samples is None:
             return None
         recognizer = self.recognizers[mic]
-        if hasattr(recognizer, "over_the_moderator"):  # --acoustic-model auto: what the canceller leaves is no party
-            recognizer.over_the_moderator = (self.echo is not None
-                                             and self.echo.talked_over(mic, utterance.start, utterance.end))
+        if isinstance(recognizer, HearsOverTheModerator):  # auto: what the canceller leaves is no party
+            recognizer.over_the_moderator = over
         # The partial results (if any) have done their work: the whole utterance decides.
         heard = recognizer.recognize(samples, RATE)
         return self._answer(mic, samples, self._other_room(mic, samples, heard))
@@ -287,7 +291,7 @@ class Listener:
         """Decode ahead an utterance that the short hangover may close (see ``Endpointer.prepare``)."""
         if not utterance.stands_out:
             return
-        heard = self._transcribe(mic, utterance)
+        heard = self._transcribe(mic, utterance, self._talked_over(mic, utterance))
         self._ahead[mic] = (utterance, self._expecting[mic], heard)
 
     def understood(self, mic: str | None, heard: Transcript, t: float) -> bool:
@@ -359,10 +363,10 @@ class Listener:
         state = self.engine.state
         return self.grammar.narrowed(numbers=len(state.players), cards=_deck(state))
 
-    def _players_part(self, mic: str | None, utterance: Utterance) -> np.ndarray | None:
+    def _players_part(self, mic: str | None, utterance: Utterance, over: bool) -> np.ndarray | None:
         """The utterance without what the canceller left of the moderator before and after the player's
         words (it would be decoded as more words: "Frank accepts the"), ending in the room's quiet as
-        the recognizer expects; None when there is nothing but that."""
+        the recognizer expects; None when there is nothing but that. ``over``: said over the moderator."""
         if self.echo is None:
             return utterance.samples
         said = round((utterance.end - utterance.start) * RATE)  # the rest is padding
@@ -372,8 +376,7 @@ class Listener:
         lo, hi = span
         # Said over the moderator, a first sound ("st-", "gr-") is quiet under its residual and may begin before
         # the endpointer heard speech: the words keep the longer preroll then.
-        before = utterance.before if lo == 0 and self.echo.talked_over(mic, utterance.start, utterance.end) \
-            else utterance.samples[:0]
+        before = utterance.before if lo == 0 and over else utterance.samples[:0]
         if hi >= said:  # it ends with the player: the endpointer's own ending stays
             return np.concatenate([before, utterance.samples[lo:]])
         return self.endpointers[mic].pad(np.concatenate([before, utterance.samples[lo:hi]]),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -176,6 +176,15 @@ class Recognizer(Protocol):
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
         """Recognize one utterance: mono float32 samples in [-1, 1] at ``rate`` Hz."""
         ...
+
+
+@runtime_checkable
+class HearsOverTheModerator(Protocol):
+    """A recognizer that decodes what was said over the moderator's own voice otherwise (``ByNoiseLevel``: with
+    the original model, whatever the room's level). The listener sets the flag before each ``recognize``."""
+
+    over_the_moderator: bool
+    """The moderator was audible in this microphone while the next utterance to recognize was said."""
 
 
 class StreamingRecognizer(Recognizer, Protocol):

@@ -342,7 +342,8 @@ def _heard_in_a(room: Transcript, wide: Transcript, seconds: float = 2.0) -> tup
     engine.handle_text("start the game", "A")
     rec = ByRoster(room, wide)
     listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
-    return listener._transcribe("A", Utterance(np.zeros(round(seconds * RATE), np.float32), 0.0, seconds)), rec
+    said = Utterance(np.zeros(round(seconds * RATE), np.float32), 0.0, seconds)
+    return listener._transcribe("A", said, False), rec
 
 
 def test_a_name_of_the_other_room_heard_more_surely_by_the_wider_decode_wins() -> None:
@@ -394,8 +395,8 @@ def test_words_said_over_the_moderator_keep_the_longer_preroll_and_others_do_not
 
     before, words = np.full(3360, 0.1, np.float32), np.full(RATE, 0.2, np.float32)
     utterance = Utterance(words, 1.0, 2.0, before)
-    over = Listener._players_part(SimpleNamespace(echo=_Echo(True), endpointers={}), "A", utterance)  # type: ignore[arg-type]
-    quiet = Listener._players_part(SimpleNamespace(echo=_Echo(False), endpointers={}), "A", utterance)  # type: ignore[arg-type]
+    over = Listener._players_part(SimpleNamespace(echo=_Echo(True), endpointers={}), "A", utterance, True)  # type: ignore[arg-type]
+    quiet = Listener._players_part(SimpleNamespace(echo=_Echo(False), endpointers={}), "A", utterance, False)  # type: ignore[arg-type]
     assert over is not None and np.array_equal(over, np.concatenate([before, words]))
     assert quiet is not None and np.array_equal(quiet, words)
 
@@ -496,3 +497,33 @@ def test_a_short_command_heard_while_a_read_back_waits_gives_way_to_an_answer_he
     listener, rec, events = _read_back_in_a(Transcript("repeat that", 0.9), Transcript("", 0.0))
     assert listener.hear("A", utterance()) and rec.decodes[-1] == ["confirm"], "decoded again, and repeated as heard"
     assert [e["intent"] for e in events if e["type"] == "command"][-1] == "repeat"
+
+
+class _Tells(ByRoster):
+    """A recognizer that hears what was said over the moderator otherwise (as ``ByNoiseLevel`` does), and keeps the
+    flag the listener set for each decode."""
+
+    def __init__(self) -> None:
+        super().__init__(Transcript("", 0.0), Transcript("", 0.0))
+        self.over_the_moderator, self.seen = False, []
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        self.seen.append(self.over_the_moderator)
+        return super().recognize(samples, rate)
+
+
+def test_the_listener_tells_a_recognizer_that_asks_whether_the_moderator_was_talking() -> None:
+    from moderator.ports import HearsOverTheModerator
+
+    assert isinstance(_Tells(), HearsOverTheModerator) and not isinstance(ByRoster(*[Transcript("", 0.0)] * 2),
+                                                                          HearsOverTheModerator)
+    engine = eight_player_engine()
+    engine.begin()
+    rec = _Tells()
+    listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
+    listener.echo = _Echo(True)  # type: ignore[assignment]
+    said = Utterance(np.full(RATE, 0.1, np.float32), 0.0, 1.0)
+    listener._transcribe("A", said, True)
+    listener._transcribe("A", said, False)
+    assert rec.seen == [True, False]
+
