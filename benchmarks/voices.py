@@ -82,9 +82,10 @@ TRAIN_ESPEAK = tuple(espeak_voices(TRAIN_VARIANTS, 60, TRAIN_SEED))
 DEV_ESPEAK = tuple(espeak_voices(DEV_VARIANTS, 6, DEV_SEED, DEV_ACCENTS))
 TRAIN_VOICES = FLITE_SEEN + TRAIN_ESPEAK
 #: Speakers recorded from people, for a training recipe with more human timbres than flite's two and espeak-ng's
-#: formant synthesis (``build_party_model.py --recipe speakers``): MBROLA's diphone voices (Debian contrib
-#: ``mbrola-us1`` .. ``mbrola-en1``, said through espeak-ng) and SVOX Pico (Debian non-free ``libttspico-utils``).
-#: Neither is a test family. MBROLA's ``us3`` is kept out of training: it is the dev set's unseen speaker.
+#: formant synthesis (``build_party_model.py --recipe speakers``): MBROLA's diphone voices (Debian non-free
+#: ``mbrola-us1`` .. ``mbrola-en1``, played by contrib's ``mbrola`` through espeak-ng) and SVOX Pico (Debian
+#: non-free ``libttspico-utils``). Neither is a test family. MBROLA's ``us3`` is kept out of training: it is the
+#: dev set's unseen speaker.
 MBROLA_TRAIN = ("mbrola:us1", "mbrola:us2", "mbrola:en1")
 PICO_TRAIN = ("pico:en-US", "pico:en-GB")
 MBROLA_DEV = ("mbrola:us3",)

@@ -22,7 +22,7 @@ if [ ${#need[@]} -gt 0 ]; then
     sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
 
-# The "speakers" recipe's recorded voices: MBROLA's (Debian contrib) and SVOX Pico (non-free). Those components are
+# The "speakers" recipe's recorded voices: MBROLA's (Debian contrib and non-free) and SVOX Pico (non-free). Those components are
 # read from a sources list of this script's own, so the machine's apt sources stay as they are.
 if [[ " $* " == *" speakers "* || " $* " == *"--recipe=speakers"* ]]; then
     more=()
