@@ -122,7 +122,8 @@ def run_condition(cmds: list[Command], grammar: Grammar, recognizer: Any, say: C
                 audio, t_audio = chunk, t
             cpu["audio"] += size / RATE
             for utterance in endpointer.feed(audio, t_audio):
-                samples = listener_view(utterance) if canceller is not None else utterance.samples
+                samples = (listener_view(utterance, path.talked_over("A", utterance.start, utterance.end))
+                           if canceller is not None else utterance.samples)
                 if samples is None:
                     continue  # as the live listener does: the canceller's leftovers are never a command
                 transcript = recognizer.recognize(samples, RATE)
