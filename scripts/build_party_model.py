@@ -1,8 +1,8 @@
 """Build the "party" acoustic model (issue 10): the wheel's en-us model, MAP-adapted on synthesized commands mixed
 with party noise, from Debian and PyPI packages alone. Seeded and deterministic.
 
-Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py [--recipe mixed|babble|loud|speed|speakers]
-      [--work DIR]
+Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py
+      [--recipe mixed|babble|loud|speed|speakers|aligned] [--work DIR]
       [--out DIR] [--noise-mix babble=0.68,music=0.09,moderator=0.08] [--reverb-share F] [--taus T ...] [--base DIR]
 
 Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` override a recipe's values):
@@ -25,6 +25,10 @@ Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` 
 - ``speakers``: ``mixed``'s noises, with more speakers recorded from people: of the copies, flite rms/awb 30% as
   before, espeak-ng 35% and MBROLA us1/us2/en1 and Pico en-US/en-GB 35% (``voices.TRAIN_RECORDED``; Debian contrib
   and non-free packages, which scripts/build_party_model.sh installs for this recipe only).
+- ``aligned``: ``mixed``'s copies, with each noisy copy's counts kept to the phones that the original model aligns
+  on its dry speech (``counts``: ``bw -outphsegdir``, then ``-phsegdir``).
+
+``speed``, ``speakers`` and ``aligned`` were tried on 2026-11-25 and not kept (docs/benchmarks/changes.md).
 
 Needs (Debian): sphinxtrain (bw, map_adapt, mk_s2sendump), pocketsphinx (pocketsphinx_mdef_convert),
 sphinxbase-utils (sphinx_fe), flite, espeak-ng. scripts/build_party_model.sh installs them and runs this.
