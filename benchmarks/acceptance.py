@@ -230,7 +230,7 @@ def hist(values: list[float]) -> dict[str, Any]:
     return {"bins": [round(i / 10, 1) for i in range(10)], "counts": [int(c) for c in counts], "n": len(values)}
 
 
-def _setting(text: str) -> tuple[str, Any]:
+def decoder_setting(text: str) -> tuple[str, Any]:
     """``fillprob=1e-8`` -> ("fillprob", 1e-8): a number, true/false, or else the text."""
     key, sep, value = text.partition("=")
     if not sep or not key:
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snrs", nargs="+", default=["clean", "18", "12", "6"],
                         help="peak-frame SNRs in dB, or 'clean' (also heard over a microphone's hiss)")
     parser.add_argument("--seed", type=int, default=0, help="the commands' and noise's seed (0: the suite's)")
-    parser.add_argument("--decoder", type=_setting, action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--decoder", type=decoder_setting, action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--json", default=None, help="also write every row here")
     args = parser.parse_args(argv)

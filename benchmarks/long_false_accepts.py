@@ -2,7 +2,8 @@
 game's ``Listener`` exactly as ``benchmarks.false_accepts`` feeds the suite's half hour.
 
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.long_false_accepts [--hours 6.5] [--wake-every 3]
-[--acoustic-model default|party|auto|PATH] [--split test|dev] [--out docs/benchmarks/false_accepts_long.md]``
+[--acoustic-model default|party|auto|PATH] [--split test|dev] [--decoder KEY=VALUE]
+[--out docs/benchmarks/false_accepts_long.md]``
 
 The audio is built from seeded recipes, one minute at a time, in the worker that hears it (6.5 hours of 16 kHz
 float32 would be 1.5 GB in one process). Each minute is heard in the next phase of ``false_accepts.PHASES``:
@@ -44,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import false_accepts, pool
+from benchmarks.acceptance import decoder_setting
 from benchmarks.corpus import ROSTERS, VOICES, human_recordings
 from benchmarks.pool import W
 from benchmarks.voices import babble_bed, have, music, reverberate, room_response, say
@@ -278,12 +280,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write every minute's result here")
     parser.add_argument("--split", choices=("test", "dev"), default="test",
                         help="test (reported; default) or dev: other minutes, beds and chatter lines, to tune on")
+    parser.add_argument("--decoder", type=decoder_setting, action="append", default=[], metavar="KEY=VALUE",
+                        help="a pocketsphinx decoder option over the shipped ones, to measure it before shipping it")
     args = parser.parse_args(argv)
     jobs = [(hear, m) for m in minutes(args.hours, wake_every=args.wake_every, dev=args.split == "dev")]
     started = time.perf_counter()
     results = pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), jobs, processes=args.processes,
                        log=lambda s: print(s, file=sys.stderr, flush=True), label="minutes",
-                       acoustic=args.acoustic_model)
+                       acoustic=args.acoustic_model, decoder=dict(args.decoder))
     if args.json:  # first: the report is made from it, and can be made again (--from-json)
         args.json.write_text(json.dumps(results, indent=1))
     command = "python -m benchmarks.long_false_accepts " + " ".join(argv if argv is not None else sys.argv[1:])

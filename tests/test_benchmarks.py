@@ -113,12 +113,12 @@ def test_acceptance_decoder_settings_reach_the_workers_recognizers() -> None:
     """``python -m benchmarks.acceptance --decoder fillprob=1e-2`` measures a setting before it is shipped: the value
     reaches the decoder of every worker, over the shipped settings."""
     from benchmarks import pool
-    from benchmarks.acceptance import _setting
+    from benchmarks.acceptance import decoder_setting
     from moderator.adapters import sphinx
 
-    assert _setting("fillprob=1e-8") == ("fillprob", 1e-8)
-    assert _setting("bestpath=false") == ("bestpath", False)
-    assert _setting("maxhmmpf=3000") == ("maxhmmpf", 3000)
+    assert decoder_setting("fillprob=1e-8") == ("fillprob", 1e-8)
+    assert decoder_setting("bestpath=false") == ("bestpath", False)
+    assert decoder_setting("maxhmmpf=3000") == ("maxhmmpf", 3000)
 
     shipped = sphinx.DECODER_SETTINGS.get("fillprob", 1e-8)  # pocketsphinx's default
     got = pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), [(_worker_fillprob, None)], processes=1,
@@ -126,6 +126,30 @@ def test_acceptance_decoder_settings_reach_the_workers_recognizers() -> None:
     assert got == [pytest.approx(1e-2)]
     assert pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), [(_worker_fillprob, None)], processes=1,
                     log=lambda _: None) == [pytest.approx(shipped)]
+
+
+def test_long_false_accepts_passes_decoder_settings_to_its_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``long_false_accepts --decoder wip=3.0`` measures a setting's false accepts over the hours, as the acceptance
+    benchmark measures its commands: the settings go to the worker pool (whose workers apply them, above)."""
+    from benchmarks import long_false_accepts as lfa
+
+    seen: dict[str, object] = {}
+
+    class Stop(Exception):
+        pass
+
+    def run(*args: object, **kwargs: object) -> list[object]:
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(lfa.pool, "run", run)
+    with pytest.raises(Stop):
+        lfa.main(["--hours", "0.05", "--wake-every", "0", "--split", "dev", "--decoder", "wip=3.0",
+                  "--decoder", "silprob=0.05"])
+    assert seen["decoder"] == {"wip": 3.0, "silprob": 0.05}
+    with pytest.raises(Stop):
+        lfa.main(["--hours", "0.05"])
+    assert seen["decoder"] == {}
 
 
 def _worker_fillprob(_: object) -> float:
