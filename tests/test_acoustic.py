@@ -52,6 +52,37 @@ def test_party_resolves_to_a_complete_layout(tmp_path):
     assert acoustic_model("party", cache=tmp_path) == root  # made once, then reused
 
 
+def _party_layout(cache: str) -> str:
+    """A worker of the test below: the party model's layout in ``cache``, as each benchmark worker makes it."""
+    return str(acoustic_model("party", cache=Path(cache)))
+
+
+@shipped
+def test_processes_that_start_at_once_all_get_the_layout(tmp_path):
+    """A benchmark's workers (and two moderators started together) make the party model's layout at the same time
+    in a cache where it is missing or points elsewhere: none of them fails, and the links end up right."""
+    import multiprocessing
+
+    other = tmp_path / "other"
+    (other / "en-us").mkdir(parents=True)
+    for round_ in range(3):
+        cache = tmp_path / f"cache{round_}"
+        if round_ == 1:  # a layout of another checkout's model, to be replaced
+            (cache / "acoustic" / "party").mkdir(parents=True)
+            (cache / "acoustic" / "party" / "en-us").symlink_to(other / "en-us", target_is_directory=True)
+        if round_ == 2:  # a copy from a machine without symlinks, and a half-made link of a process that died
+            shutil.copytree(PARTY / "en-us", cache / "acoustic" / "party" / "en-us")
+            (cache / "acoustic" / "party" / ".en-us.1").symlink_to(other / "en-us")
+        with multiprocessing.get_context("spawn").Pool(6) as pool:
+            roots = pool.map(_party_layout, [str(cache)] * 12)
+        root = cache / "acoustic" / "party"
+        assert set(roots) == {str(root)}
+        assert (root / "en-us").resolve() == (PARTY / "en-us").resolve()
+        assert (root / DICTIONARY).resolve() == (WHEEL / DICTIONARY).resolve()
+        # no half-made link of these processes is left (the dead process's is not theirs to remove)
+        assert {p.name for p in root.iterdir()} == {DICTIONARY, "en-us"} | ({".en-us.1"} if round_ == 2 else set())
+
+
 @shipped
 @pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed")
 def test_the_party_model_recognizes_a_clean_command(tmp_path):

@@ -58,16 +58,34 @@ def _layout(model: Path, cache: Path | None = None) -> Path:
         return root
     root.mkdir(parents=True, exist_ok=True)
     for link, target in pairs:
-        if link.is_symlink() or link.is_file():
-            link.unlink()
-        elif link.is_dir():
-            shutil.rmtree(link)
+        if link.exists() and link.resolve() == target.resolve():
+            continue
+        # Made under a name of this process's own and renamed over the old one: processes that start at once
+        # (a benchmark's workers, two moderators) each put the same link in place, and none finds half of one.
+        made = link.with_name(f".{link.name}.{os.getpid()}")
+        _remove(made)
         try:
-            link.symlink_to(target, target_is_directory=target.is_dir())
+            made.symlink_to(target, target_is_directory=target.is_dir())
         except OSError:  # no symlinks (some Windows set-ups): copy
-            with contextlib.suppress(FileNotFoundError):
-                (shutil.copytree if target.is_dir() else shutil.copy)(target, link)
+            (shutil.copytree if target.is_dir() else shutil.copy)(target, made)
+        if link.is_dir() and not link.is_symlink():
+            _remove(link)  # a copy from an earlier start: a rename cannot replace a directory
+        try:
+            os.replace(made, link)
+        except OSError:
+            _remove(made)
+            if not link.exists():  # not another process's copy in its place either
+                raise
     return root
+
+
+def _remove(path: Path) -> None:
+    """Remove a link, file or directory tree at ``path``, if there is one (another process may remove it first)."""
+    with contextlib.suppress(FileNotFoundError):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def acoustic_model(name: str, *, cache: Path | None = None) -> Path | None:
