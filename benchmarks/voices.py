@@ -319,8 +319,7 @@ def _say_recorded(engine: str, voice: str, text: str, wav: Path) -> None:
 
 def say(text: str, spec: str) -> np.ndarray:
     """``text`` said by ``spec`` (``flite:``, ``espeak-ng:``, ``festival:``, ``kokoro:``, ``mbrola:`` or ``pico:``),
-    16 kHz float32,
-    cached on disk under ``CACHE``."""
+    16 kHz float32, cached on disk under ``CACHE``."""
     key = hashlib.sha1(f"{spec}\n{text}".encode()).hexdigest()
     path = CACHE / "speech" / key[:2] / f"{key}.npy"
     if path.exists():

@@ -94,25 +94,20 @@ TAUS = (1000, 5000, 30000)
 #: floor); ``reverb``, the share of copies through a room; ``babble_beds`` and ``babble_flite``, how many 60 s babble
 #: beds and how many flite talkers in each (None: the first build's beds); ``taus``, the taus the dev set chooses
 #: from.
+_MIXED: dict = {"noises": {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10,
+                            "babble+moderator": 0.10},
+                 "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS}
 RECIPES: dict[str, dict] = {
-    "mixed": {"noises": {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10,
-                         "babble+moderator": 0.10},
-              "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS},
+    "mixed": _MIXED,
     "babble": {"noises": {"babble": 0.68, "music": 0.09, "moderator": 0.08},
                "reverb": 0.20, "babble_beds": 6, "babble_flite": 3, "taus": (1000, 3000, 10000)},
     "loud": {"noises": {"babble": 0.60, "babble+music": 0.15, "babble+moderator": 0.15, "music": 0.10},
              "reverb": 0.20, "babble_beds": 6, "babble_flite": 3, "taus": (300, 1000, 3000), "snr": (-2, 14),
              "clean_guard": False, "dev_weights": {"babble 12 dB": 3.0, "babble 6 dB": 2.0}},
-    "speed": {"noises": {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10,
-                         "babble+moderator": 0.10},
-              "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS, "copies": 3,
-              "speeds": (0.9, 1.0, 1.1)},
-    "speakers": {"noises": {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10,
-                            "babble+moderator": 0.10},
-                 "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS, "recorded": 0.35},
-    "aligned": {"noises": {"babble": 0.40, "music": 0.15, "moderator": 0.10, "babble+music": 0.10,
-                           "babble+moderator": 0.10},
-                "reverb": 0.33, "babble_beds": 3, "babble_flite": None, "taus": TAUS, "align": "dry"},
+    # The tried variants of "mixed": its noises and rooms, one thing changed.
+    "speed": _MIXED | {"copies": 3, "speeds": (0.9, 1.0, 1.1)},
+    "speakers": _MIXED | {"recorded": 0.35},
+    "aligned": _MIXED | {"align": "dry"},
 }
 #: Peak-frame SNR of a noisy copy, drawn uniformly (dB), unless a recipe says otherwise.
 SNR_RANGE = (0, 20)

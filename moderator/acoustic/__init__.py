@@ -53,13 +53,10 @@ def _layout(model: Path, cache: Path | None = None) -> Path:
     import platformdirs
 
     root = (cache or platformdirs.user_cache_path("moderator")) / "acoustic" / model.parent.name
-    pairs = ((root / "en-us", model), (root / DICTIONARY, _wheel_dictionary()))
-    if all(link.exists() and link.resolve() == target.resolve() for link, target in pairs):
-        return root
     root.mkdir(parents=True, exist_ok=True)
-    for link, target in pairs:
+    for link, target in ((root / "en-us", model), (root / DICTIONARY, _wheel_dictionary())):
         if link.exists() and link.resolve() == target.resolve():
-            continue
+            continue  # made by an earlier start
         # Made under a name of this process's own and renamed over the old one: processes that start at once
         # (a benchmark's workers, two moderators) each put the same link in place, and none finds half of one.
         made = link.with_name(f".{link.name}.{os.getpid()}")
