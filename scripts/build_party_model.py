@@ -2,7 +2,7 @@
 with party noise, from Debian and PyPI packages alone. Seeded and deterministic.
 
 Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py
-      [--recipe mixed|babble|loud|speed|speakers|aligned] [--work DIR]
+      [--recipe mixed|babble|loud|speed|speakers|aligned|continuous] [--work DIR]
       [--out DIR] [--noise-mix babble=0.68,music=0.09,moderator=0.08] [--reverb-share F] [--taus T ...] [--base DIR]
 
 Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` override a recipe's values):
@@ -28,7 +28,14 @@ Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` 
 - ``aligned``: ``mixed``'s copies, with each noisy copy's counts kept to the phones that the original model aligns
   on its dry speech (``counts``: ``bw -outphsegdir``, then ``-phsegdir``).
 
-``speed``, ``speakers`` and ``aligned`` were tried on 2026-11-25 and not kept (docs/benchmarks/changes.md).
+- ``continuous``: ``mixed``'s copies, adapted onto a continuous model made from the PTM one (``--densities``, 32:
+  each senone its own copy of the 32 Gaussians per stream of its phone's codebook that it weighs most,
+  ``sphinx_files.ptm_to_continuous``), so that MAP moves each senone's Gaussians on its own frames; small taus
+  (3, 10, 30), since each senone's Gaussians get far fewer frames than a phone's shared codebook. The model is
+  larger (means and variances 26 MB at 32 densities) and ships ``mixture_weights`` instead of ``sendump``.
+
+``speed``, ``speakers``, ``aligned`` and ``continuous`` were tried on 2026-11-25 and not kept
+(docs/benchmarks/changes.md).
 
 Needs (Debian): sphinxtrain (bw, map_adapt, mk_s2sendump), pocketsphinx (pocketsphinx_mdef_convert),
 sphinxbase-utils (sphinx_fe), flite, espeak-ng. scripts/build_party_model.sh installs them and runs this.
@@ -72,10 +79,13 @@ sys.path.insert(0, str(ROOT))
 from benchmarks import voices as V  # noqa: E402
 from moderator.acoustic.sphinx_files import (  # noqa: E402
     filler_ids,
+    ptm_to_continuous,
     read_s3_block,
     read_sendump,
+    senone_phones,
     write_s3_3d,
     write_s3_block,
+    write_s3_gaussians,
 )
 from moderator.audio.clip import Clip  # noqa: E402
 from moderator.audio.endpoint import RATE  # noqa: E402
@@ -108,6 +118,7 @@ RECIPES: dict[str, dict] = {
     "speed": _MIXED | {"copies": 3, "speeds": (0.9, 1.0, 1.1)},
     "speakers": _MIXED | {"recorded": 0.35},
     "aligned": _MIXED | {"align": "dry"},
+    "continuous": _MIXED | {"densities": 32, "taus": (3, 10, 30)},
 }
 #: Peak-frame SNR of a noisy copy, drawn uniformly (dB), unless a recipe says otherwise.
 SNR_RANGE = (0, 20)
@@ -156,6 +167,37 @@ def base_model(work: Path) -> Path:
     run(["pocketsphinx_mdef_convert", "-text", str(src / "mdef"), str(base / "mdef.txt")], work / "mdef_convert.log")
     write_s3_3d(base / "mixture_weights", read_sendump(src / "sendump").mixw)
     return base
+
+
+def continuous_base(work: Path, base: Path, densities: int) -> Path:
+    """``base`` made continuous (``sphinx_files.ptm_to_continuous``): ``work/base-cont<densities>``."""
+    out = work / f"base-cont{densities}"
+    if (out / "mixture_weights").exists():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    gaussians = []
+    for name in ("means", "variances"):
+        block = read_s3_block(base / name)
+        codebooks, streams, count, *lengths = block.dims
+        gaussians.append(block.data.reshape(codebooks, streams, count, lengths[0]))
+    mixw = read_s3_block(base / "mixture_weights")
+    model = ptm_to_continuous(*gaussians, mixw.data.reshape(mixw.dims), senone_phones(base / "mdef.txt"), densities)
+    write_s3_gaussians(out / "means", model.means)
+    write_s3_gaussians(out / "variances", model.variances)
+    write_s3_3d(out / "mixture_weights", model.mixw)
+    for name in ("transition_matrices", "noisedict", "mdef", "mdef.txt", "README"):
+        shutil.copy(base / name, out / name)
+    (out / "feat.params").write_text(re.sub(r"^-model ptm$", "-model cont", (base / "feat.params").read_text(),
+                                            flags=re.M))
+    log(f"continuous base: {model.mixw.shape[0]} senones x {densities} densities per stream, carrying "
+        f"{model.kept.mean():.0%} of their mixture weights on average")
+    return out
+
+
+def ts2cb(base: Path) -> str:
+    """sphinxtrain's senone-to-codebook mapping of the model in ``base``: ``.cont.`` for a continuous model (one
+    codebook per senone), else ``.ptm.`` (one per base phone), as its feat.params says."""
+    return ".cont." if re.search(r"^-model cont$", (base / "feat.params").read_text(), re.M) else ".ptm."
 
 
 # -- 2-3. texts and dictionary -----------------------------------------------------------------------------------
@@ -387,7 +429,7 @@ def bw(work: Path, base: Path, acc: Path, ids: str, mfc: str, logname: str, *ext
     """sphinxtrain's ``bw`` over the utterances of ``work/ids`` (their features in ``work/mfc``): counts in ``acc``."""
     acc.mkdir(exist_ok=True)
     run([str(ST / "bw"), "-hmmdir", str(base), "-moddeffn", str(base / "mdef.txt"),
-         "-mixwfn", str(base / "mixture_weights"), "-ts2cbfn", ".ptm.", "-feat", "1s_c_d_dd",
+         "-mixwfn", str(base / "mixture_weights"), "-ts2cbfn", ts2cb(base), "-feat", "1s_c_d_dd",
          "-svspec", "0-12/13-25/26-38", "-cmn", "batch", "-agc", "none", "-varnorm", "no",
          "-dictfn", str(work / "train.dic"), "-fdictfn", str(base / "noisedict"),
          "-ctlfn", str(work / ids), "-lsnfn", str(work / ids.replace("fileids", "transcription")),
@@ -424,14 +466,16 @@ def counts(work: Path, base: Path, align: str | None = None) -> None:
 
 def adapt(work: Path, base: Path, tau: float, keep: str = "none") -> Path:
     """MAP with a fixed ``tau``, packed for pocketsphinx: a model directory ``tau<tau>/en-us`` (``keep`` "fillers"
-    or "speech": ``tau<tau>-keep-<keep>/en-us``, with those models put back as they were, ``restore``)."""
+    or "speech": ``tau<tau>-keep-<keep>/en-us``, with those models put back as they were, ``restore``). A PTM model's
+    mixture weights are packed as a ``sendump``; a continuous one keeps its ``mixture_weights``."""
     label = f"tau{tau:g}" + (f"-keep-{keep}" if keep != "none" else "")
     out = work / label / "en-us"
-    if (out / "sendump").exists():
+    continuous = ts2cb(base) == ".cont."
+    if (out / ("mixture_weights" if continuous else "sendump")).exists():
         return out.parent
     out.mkdir(parents=True, exist_ok=True)
     mixw = work / label / "mixture_weights"
-    run([str(ST / "map_adapt"), "-moddeffn", str(base / "mdef.txt"), "-ts2cbfn", ".ptm.",
+    run([str(ST / "map_adapt"), "-moddeffn", str(base / "mdef.txt"), "-ts2cbfn", ts2cb(base),
          "-meanfn", str(base / "means"), "-varfn", str(base / "variances"),
          "-mixwfn", str(base / "mixture_weights"), "-tmatfn", str(base / "transition_matrices"),
          "-accumdir", str(work / "acc"), "-mapmeanfn", str(out / "means"), "-mapvarfn", str(out / "variances"),
@@ -439,9 +483,12 @@ def adapt(work: Path, base: Path, tau: float, keep: str = "none") -> Path:
          "-bayesmean", "no", "-fixedtau", "yes", "-tau", str(tau)], work / f"map_{label}.log")
     if keep != "none":
         restore(base, out, mixw, keep)
-    run([str(ST / "mk_s2sendump"), "-pocketsphinx", "yes", "-moddeffn", str(base / "mdef.txt"),
-         "-mixwfn", str(mixw), "-mwfloor", str(MWFLOOR),
-         "-sendumpfn", str(out / "sendump")], work / f"sendump_{label}.log")
+    if continuous:
+        shutil.move(mixw, out / "mixture_weights")
+    else:
+        run([str(ST / "mk_s2sendump"), "-pocketsphinx", "yes", "-moddeffn", str(base / "mdef.txt"),
+             "-mixwfn", str(mixw), "-mwfloor", str(MWFLOOR),
+             "-sendumpfn", str(out / "sendump")], work / f"sendump_{label}.log")
     for name in ("mdef", "feat.params", "noisedict"):
         shutil.copy(base / name, out / name)
     (out.parent / "cmudict-en-us.dict").unlink(missing_ok=True)
@@ -532,6 +579,8 @@ def check_work(work: Path, recipe: dict) -> None:
         key["recorded"] = recipe["recorded"]
     if recipe.get("align"):
         key["align"] = recipe["align"]
+    if recipe.get("densities"):
+        key["densities"] = recipe["densities"]
     if path.exists():
         old = json.loads(path.read_text())
         if old != json.loads(json.dumps(key)):
@@ -561,6 +610,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moderator-voice", default=V.MODERATOR_NOISE_VOICE,
                         help="the voice of the moderator noise (default: a training voice)")
     parser.add_argument("--taus", type=float, nargs="*", default=None, help="default: the recipe's")
+    parser.add_argument("--densities", type=int, default=None,
+                        help="the continuous recipe's Gaussians per senone and stream (default: the recipe's)")
     parser.add_argument("--keep", choices=("none", "fillers", "speech", "gaussians"), default="none",
                         help="models that stay the original's: fillers (silence and noises: only speech is "
                         "adapted), speech (only silence and noises are adapted) or gaussians (the codebooks' means "
@@ -582,6 +633,12 @@ def main(argv: list[str] | None = None) -> int:
         recipe["reverb"] = args.reverb_share
     if args.babble_beds:
         recipe["babble_beds"] = args.babble_beds
+    if args.densities:
+        if not recipe.get("densities"):
+            raise SystemExit("--densities is for the continuous recipe")
+        recipe["densities"] = args.densities
+    if recipe.get("densities") and args.keep != "none":
+        raise SystemExit("--keep puts back a PTM model's codebooks: not with the continuous recipe")
     recipe["moderator_voice"] = args.moderator_voice
     recipe["per_template"] = args.per_template
     taus = args.taus or list(recipe["taus"])
@@ -601,6 +658,8 @@ def main(argv: list[str] | None = None) -> int:
     log(f"recipe {args.recipe}: {describe(recipe)}; reverberant {recipe['reverb']:.0%}; "
         f"{recipe['babble_beds']} babble beds; moderator {recipe['moderator_voice']}")
     base = args.base if args.base and (args.base / "mixture_weights").exists() else base_model(work)
+    if recipe.get("densities"):
+        base = continuous_base(work, base, recipe["densities"])
     items = texts(SEED, V.TRAIN_ROSTERS, args.per_template, V.GENERAL, GENERAL_SHARE)
     log(f"{len(items)} training texts ({sum(1 for i in items if i['intent'] is None)} general)")
     numbers = number_words()
@@ -638,8 +697,10 @@ def main(argv: list[str] | None = None) -> int:
         log(f"chose tau {tau:g}: {models[tau]} (not copied) in {time.perf_counter() - started:.0f} s")
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
-    for name in ("means", "variances", "transition_matrices", "sendump", "mdef", "feat.params", "noisedict",
-                 "README"):
+    weights, other = (("mixture_weights", "sendump") if (chosen / "mixture_weights").exists()
+                      else ("sendump", "mixture_weights"))
+    (args.out / other).unlink(missing_ok=True)  # pocketsphinx would read a PTM model's sendump left there first
+    for name in ("means", "variances", "transition_matrices", weights, "mdef", "feat.params", "noisedict", "README"):
         shutil.copy(chosen / name, args.out / name)
     with open(args.out / "feat.params", "a") as fh:
         fh.writelines(f"-{key} {value}\n" for key, value in DECODER_PARAMS.items())

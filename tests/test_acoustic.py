@@ -1,4 +1,4 @@
-"""The acoustic-model resolver, the shipped party model, and the sendump reader the adaptation relies on."""
+"""The acoustic-model resolver, the shipped party model, and the model files the adaptation relies on."""
 
 from __future__ import annotations
 
@@ -200,3 +200,85 @@ def test_the_filler_phones_are_silence_and_the_two_noises(tmp_path):
     bases = [f[0] for f in lines if len(f) > 7 and f[1:4] == ["-", "-", "-"]]
     assert [bases[i] for i in codebooks] == ["+NSN+", "+SPN+", "SIL"]
     assert len(senones) == 9 and tmats == codebooks
+
+
+def test_fewer_densities_keep_each_senones_heaviest_gaussians_of_its_phone(tmp_path):
+    from moderator.acoustic.sphinx_files import ptm_to_continuous
+
+    # 2 phones' codebooks of 4 densities in 1 stream of 2 dimensions; 3 senones, the last of phone 0.
+    means = np.arange(16, dtype=np.float32).reshape(2, 1, 4, 2)
+    variances = means + 100
+    mixw = np.array([[[0.1, 0.5, 0.3, 0.1]], [[0.4, 0.0, 0.2, 0.4]], [[0.25, 0.25, 0.05, 0.45]]])
+    model = ptm_to_continuous(means, variances, mixw, np.array([0, 1, 0]), 2)
+    assert model.means.shape == (3, 1, 2, 2)
+    assert model.means[0, 0].tolist() == [[2, 3], [4, 5]]  # phone 0's densities 1 and 2 (weights 0.5, 0.3)
+    assert model.means[1, 0].tolist() == [[8, 9], [14, 15]]  # phone 1's densities 0 and 3; ties keep their order
+    assert model.means[2, 0].tolist() == [[6, 7], [0, 1]]  # phone 0's densities 3 and 0
+    assert np.array_equal(model.variances, model.means + 100)
+    assert np.allclose(model.mixw[:, 0], [[0.5 / 0.8, 0.3 / 0.8], [0.5, 0.5], [0.45 / 0.7, 0.25 / 0.7]])
+    assert np.allclose(model.kept[:, 0], [0.8, 0.8, 0.7])
+    with pytest.raises(ValueError, match="densities must be 1 to 4"):
+        ptm_to_continuous(means, variances, mixw, np.array([0, 1, 0]), 5)
+    with pytest.raises(ValueError, match="2 senone phones for 3 senones"):
+        ptm_to_continuous(means, variances, mixw, np.array([0, 1]), 2)
+
+
+def _wheel_ptm(tmp_path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The wheel's codebooks (means, variances), mixture weights and each senone's phone."""
+    from moderator.acoustic.sphinx_files import read_s3_block, senone_phones
+
+    subprocess.run(["pocketsphinx_mdef_convert", "-text", str(WHEEL / "en-us" / "mdef"), str(tmp_path / "mdef.txt")],
+                   check=True, capture_output=True)
+    gaussians = []
+    for name in ("means", "variances"):
+        block = read_s3_block(WHEEL / "en-us" / name)
+        gaussians.append(block.data.reshape(*block.dims[:3], block.dims[3]))
+    return (*gaussians, read_sendump(WHEEL / "en-us" / "sendump").mixw, senone_phones(tmp_path / "mdef.txt"))
+
+
+@pytest.mark.skipif(shutil.which("pocketsphinx_mdef_convert") is None, reason="pocketsphinx (Debian) is not installed")
+def test_the_wheels_model_made_continuous_with_every_density_is_the_same_mixture(tmp_path):
+    from moderator.acoustic.sphinx_files import ptm_to_continuous
+
+    means, variances, mixw, phones = _wheel_ptm(tmp_path)
+    assert len(phones) == 5126 and phones.max() == 41  # 42 base phones (fillers included), one codebook each
+    some = np.arange(0, 5126, 97)  # every 97th senone: all 128 densities of all 5126 would be 200 MB
+    model = ptm_to_continuous(means, variances, mixw[some], phones[some], 128)
+    assert np.allclose(model.kept, 1.0)
+    for row, senone in enumerate(some):
+        for stream in range(3):
+            order = np.lexsort((model.means[row, stream, :, 0], model.mixw[row, stream]))
+            original = np.lexsort((means[phones[senone], stream, :, 0], mixw[senone, stream]))
+            assert np.array_equal(model.means[row, stream][order], means[phones[senone], stream][original])
+            assert np.allclose(model.mixw[row, stream][order], mixw[senone, stream][original])
+
+
+@pytest.mark.skipif(shutil.which("pocketsphinx_mdef_convert") is None or shutil.which("flite") is None,
+                    reason="pocketsphinx (Debian) or flite is not installed")
+def test_a_continuous_model_written_from_the_wheels_loads_and_hears_a_command(tmp_path):
+    """What the build's continuous recipe starts from: pocketsphinx reads the files as a continuous model."""
+    from moderator.acoustic.sphinx_files import ptm_to_continuous, read_s3_3d, read_s3_block, write_s3_gaussians
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+    from moderator.audio.clip import Clip
+    from moderator.speech.grammar import load_grammar
+
+    model = ptm_to_continuous(*_wheel_ptm(tmp_path), 16)
+    hmm = tmp_path / "cont" / "en-us"
+    hmm.mkdir(parents=True)
+    write_s3_gaussians(hmm / "means", model.means)
+    write_s3_gaussians(hmm / "variances", model.variances)
+    write_s3_3d(hmm / "mixture_weights", model.mixw)
+    for name in ("mdef", "noisedict", "transition_matrices"):
+        (hmm / name).symlink_to(WHEEL / "en-us" / name)
+    (hmm / "feat.params").write_text((WHEEL / "en-us" / "feat.params").read_text().replace("-model ptm", "-model cont"))
+    (tmp_path / "cont" / DICTIONARY).symlink_to(WHEEL / DICTIONARY)
+    back = read_s3_block(hmm / "means")
+    assert back.dims == (5126, 3, 16, 13, 13, 13) and np.array_equal(back.data, model.means.ravel())
+    assert np.allclose(read_s3_3d(hmm / "mixture_weights"), model.mixw)
+
+    wav = tmp_path / "line.wav"
+    subprocess.run(["flite", "-voice", "slt", "-t", "hostages Grace and Heidi", "-o", str(wav)], check=True)
+    recognizer = PocketsphinxRecognizer(tmp_path / "cont")
+    recognizer.expect(load_grammar("en"), ["Alice", "Bob", "Carol", "Grace", "Heidi"])
+    clip = Clip.read(wav)
+    assert recognizer.recognize(clip.samples, clip.rate).text == "hostages grace and heidi"

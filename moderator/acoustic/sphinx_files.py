@@ -1,5 +1,6 @@
 """Sphinx model files the adaptation needs: pocketsphinx's quantized ``sendump`` read back into mixture weights,
-and sphinxtrain's binary ``mixture_weights`` format, read and written.
+sphinxtrain's binary parameter files (``mixture_weights``, ``means``, ``variances``) read and written, and the PTM
+model made continuous (``ptm_to_continuous``, for the build's ``continuous`` recipe).
 
 The pocketsphinx wheel's en-us model has only ``sendump`` (the mixture weights as 8-bit log values, made by
 ``mk_s2sendump``); sphinxtrain's ``bw`` and ``map_adapt`` need ``mixture_weights``. The reading follows
@@ -74,18 +75,86 @@ def read_sendump(path: Path | str) -> Sendump:
     return Sendump(np.ascontiguousarray(mixw), header, quantized)
 
 
+def _s3_header() -> bytes:
+    """sphinxtrain's binary header, version 1.0, padded so that the values start on a 4-byte boundary."""
+    head = b"s3\nversion 1.0\n"
+    pad = (len(head) + len(b"endhdr\n")) & 3
+    return head + (b" " * (4 - pad) if pad else b"") + b"endhdr\n" + struct.pack("<i", 0x11223344)
+
+
 def write_s3_3d(path: Path | str, array: np.ndarray) -> None:
     """Write a 3-d float array in sphinxtrain's binary parameter format (``mixture_weights``), version 1.0."""
     a = np.ascontiguousarray(array, dtype="<f4")
     d1, d2, d3 = a.shape
-    head = b"s3\nversion 1.0\n"
-    pad = (len(head) + len(b"endhdr\n")) & 3
-    head += (b" " * (4 - pad) if pad else b"") + b"endhdr\n"
     with open(path, "wb") as fh:
-        fh.write(head)
-        fh.write(struct.pack("<i", 0x11223344))
+        fh.write(_s3_header())
         fh.write(struct.pack("<IIII", d1, d2, d3, d1 * d2 * d3))
         fh.write(a.tobytes())
+
+
+def write_s3_gaussians(path: Path | str, array: np.ndarray) -> None:
+    """Write ``means`` or ``variances``: ``array[codebook, feature stream, density, dimension]`` (every stream of
+    the same length, as the en-us model's three of 13), in the format ``read_s3_block`` reads."""
+    a = np.ascontiguousarray(array, dtype="<f4")
+    codebooks, streams, densities, length = a.shape
+    with open(path, "wb") as fh:
+        fh.write(_s3_header())
+        fh.write(struct.pack("<III", codebooks, streams, densities))
+        fh.write(struct.pack(f"<{streams}I", *([length] * streams)))
+        fh.write(struct.pack("<I", a.size))
+        fh.write(a.tobytes())
+
+
+def senone_phones(mdef_text: Path | str) -> np.ndarray:
+    """Each senone's base phone, as its index among the base phones of a text ``mdef``: in a PTM model, the codebook
+    whose Gaussians the senone's mixture weights weigh."""
+    bases: dict[str, int] = {}
+    phone_of: dict[int, int] = {}
+    for line in Path(mdef_text).read_text().splitlines():
+        fields = line.split()
+        if len(fields) < 8 or line.startswith("#") or fields[-1] != "N":
+            continue
+        if fields[1:4] == ["-", "-", "-"]:
+            bases[fields[0]] = len(bases)
+        for senone in fields[6:-1]:
+            phone_of[int(senone)] = bases[fields[0]]
+    if sorted(phone_of) != list(range(len(phone_of))):
+        raise ValueError(f"{mdef_text}: the senones are not numbered 0 to {len(phone_of) - 1}")
+    return np.array([phone_of[s] for s in range(len(phone_of))])
+
+
+@dataclass(frozen=True)
+class Continuous:
+    """A continuous model's parameters: each senone its own Gaussians (``means`` and ``variances`` are
+    ``[senone, stream, density, dimension]``) and mixture weights (``mixw[senone, stream, density]``)."""
+
+    means: np.ndarray
+    variances: np.ndarray
+    mixw: np.ndarray
+    kept: np.ndarray
+    """The share of each senone's and stream's original mixture weight that its densities carry."""
+
+
+def ptm_to_continuous(means: np.ndarray, variances: np.ndarray, mixw: np.ndarray, phones: np.ndarray,
+                      densities: int) -> Continuous:
+    """A PTM model made continuous: each senone gets its own copy of the ``densities`` Gaussians of its base phone's
+    codebook that its mixture weights weigh most, per stream, and those weights made to sum to 1 again.
+
+    ``means`` and ``variances`` are the PTM codebooks, ``[phone, stream, density, dimension]``; ``mixw`` the
+    senones' weights, ``[senone, stream, density]``; ``phones`` each senone's codebook (``senone_phones``). With all
+    the densities it is the same model, each senone's Gaussians copied; with fewer, MAP can then move each senone's
+    Gaussians on its own data, where the PTM model's are shared by every senone of a phone."""
+    if not 1 <= densities <= mixw.shape[2]:
+        raise ValueError(f"densities must be 1 to {mixw.shape[2]}, not {densities}")
+    if len(phones) != mixw.shape[0]:
+        raise ValueError(f"{len(phones)} senone phones for {mixw.shape[0]} senones")
+    top = np.argsort(-mixw, axis=2, kind="stable")[:, :, :densities]  # [senone, stream, density]
+    weights = np.take_along_axis(mixw, top, axis=2)
+    kept = weights.sum(axis=2)
+    streams = np.arange(mixw.shape[1])[None, :, None]
+    codebook = phones[:, None, None]
+    return Continuous(means[codebook, streams, top], variances[codebook, streams, top],
+                      weights / kept[:, :, None], kept)
 
 
 def read_s3_3d(path: Path | str) -> np.ndarray:
