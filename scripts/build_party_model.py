@@ -32,7 +32,7 @@ Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` 
   each senone its own copy of the 32 Gaussians per stream of its phone's codebook that it weighs most,
   ``sphinx_files.ptm_to_continuous``), so that MAP moves each senone's Gaussians on its own frames; small taus
   (3, 10, 30), since each senone's Gaussians get far fewer frames than a phone's shared codebook. The model is
-  larger (means and variances 26 MB at 32 densities) and ships ``mixture_weights`` instead of ``sendump``.
+  larger (means and variances 26 MB each at 32 densities) and ships ``mixture_weights`` instead of ``sendump``.
 
 ``speed``, ``speakers``, ``aligned`` and ``continuous`` were tried on 2026-11-25 and not kept
 (docs/benchmarks/changes.md).
