@@ -4,6 +4,7 @@ with party noise, from Debian and PyPI packages alone. Seeded and deterministic.
 Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py
       [--recipe mixed|babble|loud|speed|speakers|aligned|continuous] [--work DIR]
       [--out DIR] [--noise-mix babble=0.68,music=0.09,moderator=0.08] [--reverb-share F] [--taus T ...] [--base DIR]
+      [--densities N]
 
 Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` override a recipe's values):
 
