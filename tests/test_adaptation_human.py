@@ -1,0 +1,54 @@
+"""The human-speech check of benchmarks.adaptation: the recordings heard as recorded and in babble."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from benchmarks.adaptation import HUMAN_SNR, human_wer, in_babble
+from moderator.audio.clip import Clip
+from moderator.audio.endpoint import RATE
+from moderator.audio.mix import noise_gain
+
+
+def _speech(seconds: float, seed: int) -> np.ndarray:
+    """Loud and quiet 30 ms frames, like words and the gaps between them."""
+    rng = np.random.default_rng(seed)
+    envelope = np.repeat(rng.choice([0.02, 0.5], size=round(seconds / 0.03)), round(0.03 * RATE))
+    return (rng.standard_normal(len(envelope)) * envelope).astype(np.float32)
+
+
+def test_each_recording_gets_its_own_stretch_of_babble_at_the_snr():
+    data = [("a", _speech(2.0, 1), "one two"), ("b", _speech(3.0, 2), "three")]
+    bed = np.random.default_rng(9).standard_normal(20 * RATE).astype(np.float32)
+    mixed = in_babble(data, bed)
+    assert [(n, t) for n, _, t in mixed] == [("a", "one two"), ("b", "three")]
+    for (_, clean, _), (_, noisy, _) in zip(data, mixed, strict=True):
+        assert noisy.shape == clean.shape
+        added = noisy - clean
+        assert noise_gain(clean, added, HUMAN_SNR, peak=True) == pytest.approx(1.0, rel=1e-3)
+    first = (mixed[0][1] - data[0][1])[: 2 * RATE]
+    second = (mixed[1][1] - data[1][1])[: 2 * RATE]
+    assert not np.allclose(first / np.std(first), second / np.std(second))  # not the same stretch
+    again = in_babble(data, bed)
+    assert all(np.array_equal(x[1], y[1]) for x, y in zip(mixed, again, strict=True))  # seeded
+
+
+@pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed")
+def test_the_word_errors_count_the_given_recordings_and_rise_in_loud_babble(tmp_path):
+    pytest.importorskip("pocketsphinx")
+    wav = tmp_path / "line.wav"
+    subprocess.run(["flite", "-voice", "slt", "-t", "go forward ten meters", "-o", str(wav)], check=True)
+    clip = Clip.read(wav).resample(RATE)
+    pad = np.zeros(RATE // 2, np.float32)
+    data = [("slt", np.concatenate([pad, clip.samples, pad]), "go forward ten meters")]
+    bed = np.random.default_rng(3).standard_normal(10 * RATE).astype(np.float32)
+    clean = human_wer({"original": None}, data)["original"]
+    loud = human_wer({"original": None}, in_babble(data, bed, snr=-10.0))["original"]
+    assert clean["words"] == loud["words"] == 4
+    assert clean["errors"] <= 1
+    assert loud["errors"] > clean["errors"]
+    assert [f["ref"] for f in clean["files"]] == ["go forward ten meters"]
