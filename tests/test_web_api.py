@@ -12,6 +12,7 @@ import io
 import json
 import re
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -124,11 +125,13 @@ def test_200_commands_a_second_are_rate_limited_without_losing_the_game(server: 
             await ready.wait()
             assert (await _post(session, url, {"room": None, "text": "start the game"}, headers=auth))[0] == 200
             tasks = []
-            for _ in range(200):  # 200 in one second
+            started = time.monotonic()
+            for _ in range(200):  # 200 in one second (longer on a busy machine: ``took``)
                 tasks.append(asyncio.create_task(_post(session, url, {"room": "A", "text": "how much time is left"},
                                                        headers=auth)))
                 await asyncio.sleep(0.005)
             answers = await asyncio.gather(*tasks)
+            took.append(time.monotonic() - started)
             await asyncio.to_thread(server.advance, 180.0)  # the game goes on: time is up
             wait = max(int(h["Retry-After"]) for s, _, h in answers if s == 429)
             await asyncio.sleep(wait)
@@ -137,11 +140,13 @@ def test_200_commands_a_second_are_rate_limited_without_losing_the_game(server: 
             watcher.cancel()
             return answers, after, page
 
+    took: list[float] = []
     answers, after, page = asyncio.run(flood())
     statuses = [status for status, _, _ in answers]
     accepted = statuses.count(200)
     assert set(statuses) == {200, 429} and len(statuses) == 200
-    assert 20 <= accepted <= 40, accepted  # the burst (20), then 10 a second
+    # The burst (20), then 10 a second while the flood lasts: about 30 when it takes 1 s as meant.
+    assert 20 <= accepted <= 20 + 10 * took[0] + 1, (accepted, took)
     assert all(1 <= int(h["Retry-After"]) <= 2 for s, _, h in answers if s == 429)
     asked = [e for e in heard if e["type"] == "command" and e["intent"] == "time"]
     assert len(asked) == accepted, "every accepted command ran once, and no refused one ran"
