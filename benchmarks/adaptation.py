@@ -477,8 +477,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         log(f"{len(items)} commands x {len(conds)} conditions x {len(models)} models")
         rows = evaluate(models, items, conds, beds, log=log, sink=args.rows)
-    human = human_wer(models)
-    human_babble = human_wer(models, in_babble(human_set(), beds["babble"]))
+    recordings = human_set()
+    human = human_wer(models, recordings)
+    human_babble = human_wer(models, in_babble(recordings, beds["babble"]))
     given = list(argv or sys.argv[1:])
     if "--note" in given:  # the note is printed on its own
         del given[given.index("--note") : given.index("--note") + 2]

@@ -81,7 +81,9 @@ from benchmarks import voices as V  # noqa: E402
 from moderator.acoustic.sphinx_files import (  # noqa: E402
     filler_ids,
     ptm_to_continuous,
+    read_s3_3d,
     read_s3_block,
+    read_s3_gaussians,
     read_sendump,
     senone_phones,
     write_s3_3d,
@@ -176,13 +178,9 @@ def continuous_base(work: Path, base: Path, densities: int) -> Path:
     if (out / "mixture_weights").exists():
         return out
     out.mkdir(parents=True, exist_ok=True)
-    gaussians = []
-    for name in ("means", "variances"):
-        block = read_s3_block(base / name)
-        codebooks, streams, count, *lengths = block.dims
-        gaussians.append(block.data.reshape(codebooks, streams, count, lengths[0]))
-    mixw = read_s3_block(base / "mixture_weights")
-    model = ptm_to_continuous(*gaussians, mixw.data.reshape(mixw.dims), senone_phones(base / "mdef.txt"), densities)
+    model = ptm_to_continuous(read_s3_gaussians(base / "means"), read_s3_gaussians(base / "variances"),
+                              read_s3_3d(base / "mixture_weights").astype(np.float32), senone_phones(base / "mdef.txt"),
+                              densities)
     write_s3_gaussians(out / "means", model.means)
     write_s3_gaussians(out / "variances", model.variances)
     write_s3_3d(out / "mixture_weights", model.mixw)

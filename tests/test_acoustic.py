@@ -225,15 +225,12 @@ def test_fewer_densities_keep_each_senones_heaviest_gaussians_of_its_phone(tmp_p
 
 def _wheel_ptm(tmp_path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The wheel's codebooks (means, variances), mixture weights and each senone's phone."""
-    from moderator.acoustic.sphinx_files import read_s3_block, senone_phones
+    from moderator.acoustic.sphinx_files import read_s3_gaussians, senone_phones
 
     subprocess.run(["pocketsphinx_mdef_convert", "-text", str(WHEEL / "en-us" / "mdef"), str(tmp_path / "mdef.txt")],
                    check=True, capture_output=True)
-    gaussians = []
-    for name in ("means", "variances"):
-        block = read_s3_block(WHEEL / "en-us" / name)
-        gaussians.append(block.data.reshape(*block.dims[:3], block.dims[3]))
-    return (*gaussians, read_sendump(WHEEL / "en-us" / "sendump").mixw, senone_phones(tmp_path / "mdef.txt"))
+    return (read_s3_gaussians(WHEEL / "en-us" / "means"), read_s3_gaussians(WHEEL / "en-us" / "variances"),
+            read_sendump(WHEEL / "en-us" / "sendump").mixw, senone_phones(tmp_path / "mdef.txt"))
 
 
 @pytest.mark.skipif(shutil.which("pocketsphinx_mdef_convert") is None, reason="pocketsphinx (Debian) is not installed")

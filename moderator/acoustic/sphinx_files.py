@@ -10,6 +10,7 @@ sphinxtrain's ``python/cmusphinx/sendump.py`` (Python 2), ported to Python 3 and
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -110,10 +111,7 @@ def senone_phones(mdef_text: Path | str) -> np.ndarray:
     whose Gaussians the senone's mixture weights weigh."""
     bases: dict[str, int] = {}
     phone_of: dict[int, int] = {}
-    for line in Path(mdef_text).read_text().splitlines():
-        fields = line.split()
-        if len(fields) < 8 or line.startswith("#") or fields[-1] != "N":
-            continue
+    for fields in _mdef_phones(mdef_text):
         if fields[1:4] == ["-", "-", "-"]:
             bases[fields[0]] = len(bases)
         for senone in fields[6:-1]:
@@ -163,6 +161,15 @@ def read_s3_3d(path: Path | str) -> np.ndarray:
     if len(block.dims) != 3:
         raise ValueError(f"{path}: not a 3-d parameter file ({block.dims})")
     return block.data.astype(np.float64).reshape(block.dims)
+
+
+def read_s3_gaussians(path: Path | str) -> np.ndarray:
+    """Read ``means`` or ``variances`` whose streams are all of one length (``write_s3_gaussians``'s layout):
+    ``[codebook, stream, density, dimension]``."""
+    block = read_s3_block(path)
+    if len(block.dims) < 4 or len(set(block.dims[3:])) != 1:
+        raise ValueError(f"{path}: not a Gaussian file with streams of one length ({block.dims})")
+    return block.data.reshape(*block.dims[:3], block.dims[3])
 
 
 @dataclass(frozen=True)
@@ -241,9 +248,8 @@ def filler_ids(mdef_text: Path | str) -> tuple[list[int], list[int], list[int]]:
     a PTM model has one codebook per base phone, in the order of the base phones."""
     codebooks, senones, tmats = [], [], []
     base = 0
-    for line in Path(mdef_text).read_text().splitlines():
-        fields = line.split()
-        if len(fields) < 8 or line.startswith("#") or fields[1:4] != ["-", "-", "-"]:
+    for fields in _mdef_phones(mdef_text):
+        if fields[1:4] != ["-", "-", "-"]:
             continue
         if fields[4] == "filler" or fields[0] == "SIL":
             codebooks.append(base)
@@ -251,3 +257,12 @@ def filler_ids(mdef_text: Path | str) -> tuple[list[int], list[int], list[int]]:
             senones.extend(int(s) for s in fields[6:-1])
         base += 1
     return codebooks, senones, tmats
+
+
+def _mdef_phones(mdef_text: Path | str) -> Iterator[list[str]]:
+    """The fields of each phone's line of a text ``mdef`` (base phones first, then triphones): base, left, right,
+    position, attribute, transition matrix, senones, and "N"."""
+    for line in Path(mdef_text).read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 8 and not line.startswith("#") and fields[-1] == "N":
+            yield fields
