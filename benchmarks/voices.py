@@ -285,6 +285,13 @@ def kokoro_available() -> bool:
     return done.returncode == 0
 
 
+def mbrola_available(speakers: Sequence[str] = MBROLA_DEV) -> bool:
+    """Whether MBROLA and these speakers' voice files are installed (Debian contrib ``mbrola``, non-free
+    ``mbrola-us3`` ...)."""
+    return shutil.which("mbrola") is not None and all(
+        Path("/usr/share/mbrola", s.partition(":")[2]).is_dir() for s in speakers)
+
+
 def _say_kokoro(text: str, voice: str, wav: Path) -> None:
     global _kokoro
     if _kokoro is None or _kokoro.poll() is not None:

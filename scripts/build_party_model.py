@@ -4,7 +4,7 @@ with party noise, from Debian and PyPI packages alone. Seeded and deterministic.
 Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py
       [--recipe mixed|babble|loud|speed|speakers|aligned|continuous] [--work DIR]
       [--out DIR] [--noise-mix babble=0.68,music=0.09,moderator=0.08] [--reverb-share F] [--taus T ...] [--base DIR]
-      [--densities N]
+      [--densities N] [--dev-recorded]
 
 Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` override a recipe's values):
 
@@ -54,7 +54,9 @@ Steps (each cached in the work directory; delete it to start over):
     (map_adapt), packing (mk_s2sendump);
  6. tau: chosen on the DEV set (dev voices, dev names, dev babble and music), never on the test set, by a weighted
    sum of its noisy conditions (``--dev-weights``: babble at 12 dB counts most) among the taus that lose at most 2
-   clean commands to the original;
+   clean commands to the original; with ``--dev-recorded``, also at most 2 of the clean commands said by MBROLA's
+   us3, an engine no training copy used (it refuses a model that learnt its training synthesizers, as the
+   continuous recipe's tau 3 did);
  7. the chosen model is copied to ``--out`` (moderator/acoustic/party/en-us).
 """
 
@@ -621,6 +623,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="weights of the dev set's noisy conditions in the choice of tau, LABEL=W;LABEL=W "
                         "(default: the recipe's, else "
                         + ";".join(f"{k}={v:g}" for k, v in adaptation_weights().items()) + ")")
+    parser.add_argument("--dev-recorded", action="store_true",
+                        help="also say the dev commands by MBROLA's us3 (an engine no training copy used), and "
+                        "refuse a tau that loses more than 2 of its clean ones (benchmarks.adaptation.dev_choice); "
+                        "MBROLA is installed by scripts/build_party_model.sh with this flag")
     parser.add_argument("--dev-original-cache", type=Path, default=None,
                         help="keep the original model's dev rows in this file and reuse them")
     args = parser.parse_args(argv)
@@ -651,6 +657,9 @@ def main(argv: list[str] | None = None) -> int:
     for tool in ("sphinx_fe", "pocketsphinx_mdef_convert", "flite", "espeak-ng", str(ST / "bw")):
         if shutil.which(tool) is None and not Path(tool).exists():
             raise SystemExit(f"{tool} is missing: run scripts/build_party_model.sh (it installs the Debian packages)")
+    if args.dev_recorded and not V.mbrola_available():
+        raise SystemExit("--dev-recorded needs MBROLA's us3 voice: run scripts/build_party_model.sh --dev-recorded "
+                         "(it installs it from Debian contrib and non-free)")
     work = args.work or Path(os.environ.get("PARTY_WORK", "/work/scratch/party")) / f"build-{args.recipe}"
     work.mkdir(parents=True, exist_ok=True)
     check_work(work, recipe)
@@ -683,7 +692,7 @@ def main(argv: list[str] | None = None) -> int:
     dev = adaptation.dev_choice(models, per_template=args.dev_per_template, limit=args.dev_items, log=log,
                                 weights=weights, rows_file=work / "dev_rows.json",
                                 original_cache=args.dev_original_cache,
-                                clean_guard=recipe.get("clean_guard", True))
+                                clean_guard=recipe.get("clean_guard", True), recorded=args.dev_recorded)
     dev["recipe"] = {"name": args.recipe, **recipe}
     (work / "dev.json").write_text(json.dumps(dev, indent=1))
     tau = dev["chosen_tau"]

@@ -8,6 +8,7 @@
 #   scripts/build_party_model.sh --recipe mixed  # the first party model's noise mix
 #   scripts/build_party_model.sh --recipe speakers  # with MBROLA and Pico speakers (Debian contrib, non-free)
 #   KOKORO=1 scripts/build_party_model.sh        # also set up the Kokoro voice for benchmarks/adaptation.py
+#   RECORDED=1 scripts/build_party_model.sh --help  # only install MBROLA and Pico (the dev split's MBROLA group)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,8 +24,10 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 # The "speakers" recipe's recorded voices: MBROLA's (Debian contrib and non-free) and SVOX Pico (non-free). Those components are
-# read from a sources list of this script's own, so the machine's apt sources stay as they are.
-if [[ " $* " == *" speakers "* || " $* " == *"--recipe=speakers"* ]]; then
+# read from a sources list of this script's own, so the machine's apt sources stay as they are. The dev split's
+# MBROLA group (benchmarks.adaptation --split dev, and the build's --dev-recorded) needs them too: RECORDED=1.
+if [[ " $* " == *" speakers "* || " $* " == *"--recipe=speakers"* || " $* " == *" --dev-recorded "* \
+      || "${RECORDED:-0}" = 1 ]]; then
     more=()
     for pkg in mbrola mbrola-us1 mbrola-us2 mbrola-us3 mbrola-en1 libttspico-utils; do
         dpkg -s "$pkg" >/dev/null 2>&1 || more+=("$pkg")

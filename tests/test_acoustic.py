@@ -43,6 +43,18 @@ def test_a_model_directory_is_taken_as_it_is():
     assert acoustic_model(str(WHEEL)) == WHEEL
 
 
+def test_a_model_with_unpacked_mixture_weights_is_taken_and_one_with_neither_is_refused(tmp_path):
+    """A continuous model (``build_party_model.py --recipe continuous``) has mixture_weights, not sendump."""
+    (tmp_path / "en-us").mkdir()
+    for name in ("mdef", "means", "variances", "transition_matrices", "mixture_weights", "feat.params", "noisedict"):
+        (tmp_path / "en-us" / name).write_bytes(b"")
+    (tmp_path / "cmudict-en-us.dict").write_bytes(b"")
+    assert acoustic_model(str(tmp_path)) == tmp_path
+    (tmp_path / "en-us" / "mixture_weights").unlink()
+    with pytest.raises(AcousticModelError, match="sendump"):
+        acoustic_model(str(tmp_path))
+
+
 @shipped
 def test_party_resolves_to_a_complete_layout(tmp_path):
     root = acoustic_model("party", cache=tmp_path)

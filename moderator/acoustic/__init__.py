@@ -38,10 +38,16 @@ def _wheel_dictionary() -> Path:
 
 
 def _check(root: Path, what: str) -> Path:
+    """``root`` if it holds a whole model. Its mixture weights may be packed (``sendump``, as the wheel's and the
+    shipped models are) or not (``mixture_weights``: a continuous model, ``build_party_model.py --recipe
+    continuous``); pocketsphinx reads either."""
     missing = [name for name in MODEL_FILES if not (root / "en-us" / name).is_file()]
+    if "sendump" in missing and (root / "en-us" / "mixture_weights").is_file():
+        missing.remove("sendump")
     if not (root / "en-us").is_dir() or missing:
         raise AcousticModelError(f"{what} is not a pocketsphinx model directory: it needs en-us/ with "
-                                 f"{', '.join(missing or MODEL_FILES)}, and {DICTIONARY}")
+                                 f"{', '.join(missing or MODEL_FILES)} (or mixture_weights for sendump), "
+                                 f"and {DICTIONARY}")
     if not (root / DICTIONARY).is_file():
         raise AcousticModelError(f"{what} has no {DICTIONARY} beside its en-us/")
     return root
