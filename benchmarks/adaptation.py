@@ -1,8 +1,8 @@
 """The original en-us acoustic model against the adapted "party" one (issue 10): command acceptance per condition
 and voice group, and word error rate on human recordings.
 
-Run:  nice -n 10 .venv/bin/python -m benchmarks.adaptation [--per-template N] [--model PATH] [--out FILE]
-      [--models NAME=PATH ...] [--conds LABEL ...] [--commands N] [--rows FILE.jsonl] [--report-only]
+Run:  nice -n 10 .venv/bin/python -m benchmarks.adaptation [--split test|dev] [--per-template N] [--model PATH]
+      [--out FILE] [--models NAME=PATH ...] [--conds LABEL ...] [--commands N] [--rows FILE.jsonl] [--report-only]
 
 ``--commands N`` takes the first N commands of the seeded order (each said once per group), so a short run is a
 random sample, and the same one for any N' > N; ``--conds`` keeps only some conditions (the noise of each one is
@@ -21,7 +21,9 @@ the same as in a run of all of them); ``--models`` compares several adapted mode
   people: the continuous recipe did (docs/benchmarks/changes.md).
 
 The DEV set (``dev_choice``, used by scripts/build_party_model.py to choose tau) is built the same way from the
-dev voices, the dev roster and dev babble and music; the test set is never used to choose anything.
+dev voices, the dev roster and dev babble and music; the test set is never used to choose anything. ``--split dev``
+measures models there, per group (``DEV_GROUPS``), with every dev command also said by MBROLA's us3, an engine no
+training copy used: a model that learns its training synthesizers loses on it, as on the test split.
 """
 
 from __future__ import annotations
