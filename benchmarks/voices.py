@@ -106,6 +106,8 @@ def recorded_voices(speakers: Sequence[str], n: int, seed: int) -> list[str]:
 
 
 TRAIN_RECORDED = tuple(recorded_voices(MBROLA_TRAIN + PICO_TRAIN, 30, TRAIN_SEED))
+#: Pico's alone, for the ``pico`` recipe: no MBROLA speaker in training, so MBROLA's dev group is an unseen engine.
+TRAIN_PICO = tuple(recorded_voices(PICO_TRAIN, 30, TRAIN_SEED))
 DEV_RECORDED = tuple(recorded_voices(MBROLA_DEV, 6, DEV_SEED))
 #: Half the dev commands are said by the seen flite voices (on dev names), half by the dev espeak-ng voices.
 DEV_VOICES = FLITE_SEEN * 3 + DEV_ESPEAK
@@ -224,6 +226,7 @@ def check_split() -> None:
     assert not set(DEV_VARIANTS) & set(TEST_VARIANTS)
     speaker = lambda spec: spec.split(",")[0]  # noqa: E731
     assert {speaker(v) for v in TRAIN_RECORDED} <= set(MBROLA_TRAIN + PICO_TRAIN)
+    assert {speaker(v) for v in TRAIN_PICO} <= set(PICO_TRAIN)
     assert not {speaker(v) for v in DEV_RECORDED} & ({speaker(v) for v in TRAIN_RECORDED} | test_voices)
     names = test_names()
     train = {n.lower() for r in TRAIN_ROSTERS for n in r}

@@ -2,7 +2,7 @@
 with party noise, from Debian and PyPI packages alone. Seeded and deterministic.
 
 Run:  nice -n 10 .venv/bin/python scripts/build_party_model.py
-      [--recipe mixed|babble|loud|speed|speakers|aligned|continuous] [--work DIR]
+      [--recipe mixed|babble|loud|speed|speakers|pico|aligned|continuous] [--work DIR]
       [--out DIR] [--noise-mix babble=0.68,music=0.09,moderator=0.08] [--reverb-share F] [--taus T ...] [--base DIR]
       [--densities N] [--dev-recorded]
 
@@ -26,6 +26,9 @@ Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` 
 - ``speakers``: ``mixed``'s noises, with more speakers recorded from people: of the copies, flite rms/awb 30% as
   before, espeak-ng 35% and MBROLA us1/us2/en1 and Pico en-US/en-GB 35% (``voices.TRAIN_RECORDED``; Debian contrib
   and non-free packages, which scripts/build_party_model.sh installs for this recipe only).
+- ``pico``: ``speakers`` with Pico en-US/en-GB alone as the recorded speakers (``voices.TRAIN_PICO``), so that
+  MBROLA stays an engine of no training copy and the dev split's MBROLA group can tell whether a third engine in
+  training helps an engine not in it.
 - ``aligned``: ``mixed``'s copies, with each noisy copy's counts kept to the phones that the original model aligns
   on its dry speech (``counts``: ``bw -outphsegdir``, then ``-phsegdir``).
 
@@ -35,7 +38,7 @@ Recipes (``RECIPES``; ``--noise-mix``, ``--reverb-share`` and ``--babble-beds`` 
   (3, 10, 30), since each senone's Gaussians get far fewer frames than a phone's shared codebook. The model is
   larger (means and variances 26 MB each at 32 densities) and ships ``mixture_weights`` instead of ``sendump``.
 
-``speed``, ``speakers``, ``aligned`` and ``continuous`` were tried on 2026-11-25 and not kept
+``speed``, ``speakers``, ``pico``, ``aligned`` and ``continuous`` were tried on 2026-11-25 and not kept
 (docs/benchmarks/changes.md).
 
 Needs (Debian): sphinxtrain (bw, map_adapt, mk_s2sendump), pocketsphinx (pocketsphinx_mdef_convert),
@@ -72,6 +75,7 @@ import subprocess
 import sys
 import time
 import wave
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -122,6 +126,7 @@ RECIPES: dict[str, dict] = {
     # The tried variants of "mixed": its noises and rooms, one thing changed.
     "speed": _MIXED | {"copies": 3, "speeds": (0.9, 1.0, 1.1)},
     "speakers": _MIXED | {"recorded": 0.35},
+    "pico": _MIXED | {"recorded": 0.35, "recorded_voices": "pico"},
     "aligned": _MIXED | {"align": "dry"},
     "continuous": _MIXED | {"densities": 32, "taus": (3, 10, 30)},
 }
@@ -352,15 +357,15 @@ def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Ge
     return out.astype(np.float32), "+".join(label) or "clean", dry
 
 
-def training_voice(rng: random.Random, recorded: float) -> str:
-    """A copy's voice: flite rms/awb 30% of the time, one of ``voices.TRAIN_RECORDED`` a ``recorded`` share, the rest
-    a training espeak-ng voice (one draw for the share, one for the voice: with no recorded share, the draws of the
-    first builds)."""
+def training_voice(rng: random.Random, recorded: float, pool: Sequence[str] = V.TRAIN_RECORDED) -> str:
+    """A copy's voice: flite rms/awb 30% of the time, one of ``pool`` (``voices.TRAIN_RECORDED``, or
+    ``voices.TRAIN_PICO``) a ``recorded`` share, the rest a training espeak-ng voice (one draw for the share, one for
+    the voice: with no recorded share, the draws of the first builds)."""
     draw = rng.random()
     if draw < 0.3:
         return rng.choice(V.FLITE_SEEN)
     if draw >= 1.0 - recorded:
-        return rng.choice(V.TRAIN_RECORDED)
+        return rng.choice(pool)
     return rng.choice(V.TRAIN_ESPEAK)
 
 
@@ -383,7 +388,8 @@ def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray], recipe: d
     for i, item in enumerate(items):
         words = " ".join(spoken_words(item["text"], numbers))
         for copy in range(recipe.get("copies", COPIES)):
-            voice = training_voice(voice_rng, recipe.get("recorded", 0.0))
+            voice = training_voice(voice_rng, recipe.get("recorded", 0.0),
+                                   V.TRAIN_PICO if recipe.get("recorded_voices") == "pico" else V.TRAIN_RECORDED)
             speech, speed = V.say(item["text"], voice), 1.0
             if speeds:
                 speed = speed_rng.choice(speeds)
@@ -578,6 +584,8 @@ def check_work(work: Path, recipe: dict) -> None:
         key["speeds"] = list(recipe["speeds"])
     if recipe.get("recorded"):
         key["recorded"] = recipe["recorded"]
+    if recipe.get("recorded_voices"):
+        key["recorded_voices"] = recipe["recorded_voices"]
     if recipe.get("align"):
         key["align"] = recipe["align"]
     if recipe.get("densities"):

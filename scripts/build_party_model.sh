@@ -26,7 +26,8 @@ fi
 # The "speakers" recipe's recorded voices: MBROLA's (Debian contrib and non-free) and SVOX Pico (non-free). Those components are
 # read from a sources list of this script's own, so the machine's apt sources stay as they are. The dev split's
 # MBROLA group (benchmarks.adaptation --split dev, and the build's --dev-recorded) needs them too: RECORDED=1.
-if [[ " $* " == *" speakers "* || " $* " == *"--recipe=speakers"* || " $* " == *" --dev-recorded "* \
+if [[ " $* " == *" speakers "* || " $* " == *"--recipe=speakers"* || " $* " == *" pico "* \
+      || " $* " == *"--recipe=pico"* || " $* " == *" --dev-recorded "* \
       || "${RECORDED:-0}" = 1 ]]; then
     more=()
     for pkg in mbrola mbrola-us1 mbrola-us2 mbrola-us3 mbrola-en1 libttspico-utils; do

@@ -95,3 +95,34 @@ def test_the_build_refuses_a_tau_that_loses_clean_commands_of_the_engine_no_trai
     assert guarded["chosen_tau"] == 30.0
     assert guarded["mbrola_scores"]["tau 3"]["clean + hiss"] == 0
     assert guarded["mbrola_scores"]["original"]["clean + hiss"] == 6
+
+
+def _build_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "build_party_model.py"
+    spec = importlib.util.spec_from_file_location("build_party_model", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_pico_recipe_trains_on_no_mbrola_speaker_and_the_others_draw_as_before():
+    import random
+
+    build = _build_script()
+    recipe = build.RECIPES["pico"]
+    pool = V.TRAIN_PICO if recipe.get("recorded_voices") == "pico" else V.TRAIN_RECORDED
+    rng = random.Random(1)
+    voices = [build.training_voice(rng, recipe["recorded"], pool) for _ in range(2000)]
+    engines = [v.partition(":")[0] for v in voices]
+    assert set(engines) == {"flite", "espeak-ng", "pico"}
+    assert 0.30 < engines.count("pico") / len(voices) < 0.40
+    # the speakers recipe's pool has MBROLA; a recipe with no recorded share draws what the first builds drew
+    assert any(v.startswith("mbrola:") for v in V.TRAIN_RECORDED)
+    first, second = random.Random(7), random.Random(7)
+    plain = [build.training_voice(first, 0.0) for _ in range(50)]
+    assert plain == [build.training_voice(second, 0.0, V.TRAIN_PICO) for _ in range(50)]
+    assert len(set(plain)) > 10
+    assert not any(v.startswith(("mbrola:", "pico:")) for v in plain)
