@@ -522,6 +522,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)  # noqa: E731
     dev = args.split == "dev"
+    if dev and args.every != 1:
+        parser.error("--every is for the test split; on dev, --commands N takes a seeded sample")
     out = args.out or ROOT / "docs" / "benchmarks" / ("adaptation-dev.md" if dev else "adaptation.md")
     groups = list(args.groups or (DEV_GROUPS if dev else V.GROUPS))
     if dev and "dev: MBROLA" in groups and not V.mbrola_available():

@@ -56,6 +56,8 @@ def test_the_dev_split_report_names_its_groups_and_leaves_out_the_human_check(tm
     assert len(lines) == 2 * 2  # two commands (both said by flite rms/awb here), two models
     with pytest.raises(SystemExit):
         main(["--split", "dev", "--conds", "babble 18 dB", "--out", str(out)])  # not a dev condition
+    with pytest.raises(SystemExit):
+        main(["--split", "dev", "--every", "3", "--out", str(out)])
 
 
 def test_a_report_of_more_than_three_models_has_a_row_per_model():
