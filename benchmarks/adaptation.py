@@ -407,28 +407,28 @@ def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, 
         + "; *wrong* (a different command accepted) in brackets when not 0. Each group hears the same command texts.",
         "",
     ]
+    def right(m: str, group: str, cond: str) -> str:
+        """"right (wrong w)" of one model in one cell."""
+        r, w, _ = cells.get((m, group, cond), (0, 0, 0))
+        return f"{r}" + (f" ({w}w)" if w else "")
+
+    def label(group: str) -> str:
+        return f"{group} ({len({r['voice'] for r in rows if r['group'] == group})} voices)"
+
     if len(models) > 3:  # a row per model: side by side in one cell, more than three cannot be read
         lines += ["| voices | model | " + " | ".join(conds) + " |", "| --- | --- |" + " --- |" * len(conds)]
         for group in groups:
-            voices = sorted({r["voice"] for r in rows if r["group"] == group})
             for k, m in enumerate(models):
-                row = [f"{group} ({len(voices)} voices)" if k == 0 else "", m]
-                for cond in conds:
-                    right, wrong, n = cells.get((m, group, cond), (0, 0, 0))
-                    row.append(f"{right}" + (f" ({wrong}w)" if wrong else "") + f" / {n}")
+                row = [label(group) if k == 0 else "", m]
+                row += [f"{right(m, group, cond)} / {cells.get((m, group, cond), (0, 0, 0))[2]}" for cond in conds]
                 lines.append("| " + " | ".join(row) + " |")
     else:
         lines += ["| voices | " + " | ".join(conds) + " |", "| --- |" + " --- |" * len(conds)]
         for group in groups:
-            voices = sorted({r["voice"] for r in rows if r["group"] == group})
-            row = [f"{group} ({len(voices)} voices)"]
+            row = [label(group)]
             for cond in conds:
-                parts = []
-                for m in models:
-                    right, wrong, n = cells.get((m, group, cond), (0, 0, 0))
-                    parts.append(f"{right}" + (f" ({wrong}w)" if wrong else ""))
                 n = cells.get((models[0], group, cond), (0, 0, 0))[2]
-                row.append(" → ".join(parts) + f" / {n}")
+                row.append(" → ".join(right(m, group, cond) for m in models) + f" / {n}")
             lines.append("| " + " | ".join(row) + " |")
         lines += ["", f"The same as rates ({' → '.join(models)}):", "",
                   "| voices | " + " | ".join(conds) + " |", "| --- |" + " --- |" * len(conds)]

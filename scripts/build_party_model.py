@@ -357,6 +357,12 @@ def mix_copy(speech: np.ndarray, noise: dict[str, np.ndarray], rng: np.random.Ge
     return out.astype(np.float32), "+".join(label) or "clean", dry
 
 
+def recorded_pool(recipe: dict) -> tuple[str, ...]:
+    """The recorded speakers a recipe's ``recorded`` share draws from: ``voices.TRAIN_PICO`` for the ``pico`` recipe
+    (``recorded_voices``), else ``voices.TRAIN_RECORDED`` (MBROLA and Pico)."""
+    return V.TRAIN_PICO if recipe.get("recorded_voices") == "pico" else V.TRAIN_RECORDED
+
+
 def training_voice(rng: random.Random, recorded: float, pool: Sequence[str] = V.TRAIN_RECORDED) -> str:
     """A copy's voice: flite rms/awb 30% of the time, one of ``pool`` (``voices.TRAIN_RECORDED``, or
     ``voices.TRAIN_PICO``) a ``recorded`` share, the rest a training espeak-ng voice (one draw for the share, one for
@@ -388,8 +394,7 @@ def audio(work: Path, items: list[dict], noise: dict[str, np.ndarray], recipe: d
     for i, item in enumerate(items):
         words = " ".join(spoken_words(item["text"], numbers))
         for copy in range(recipe.get("copies", COPIES)):
-            voice = training_voice(voice_rng, recipe.get("recorded", 0.0),
-                                   V.TRAIN_PICO if recipe.get("recorded_voices") == "pico" else V.TRAIN_RECORDED)
+            voice = training_voice(voice_rng, recipe.get("recorded", 0.0), recorded_pool(recipe))
             speech, speed = V.say(item["text"], voice), 1.0
             if speeds:
                 speed = speed_rng.choice(speeds)
@@ -477,12 +482,13 @@ def adapt(work: Path, base: Path, tau: float, keep: str = "none") -> Path:
     mixture weights are packed as a ``sendump``; a continuous one keeps its ``mixture_weights``."""
     label = f"tau{tau:g}" + (f"-keep-{keep}" if keep != "none" else "")
     out = work / label / "en-us"
-    continuous = ts2cb(base) == ".cont."
+    mapping = ts2cb(base)
+    continuous = mapping == ".cont."
     if (out / ("mixture_weights" if continuous else "sendump")).exists():
         return out.parent
     out.mkdir(parents=True, exist_ok=True)
     mixw = work / label / "mixture_weights"
-    run([str(ST / "map_adapt"), "-moddeffn", str(base / "mdef.txt"), "-ts2cbfn", ts2cb(base),
+    run([str(ST / "map_adapt"), "-moddeffn", str(base / "mdef.txt"), "-ts2cbfn", mapping,
          "-meanfn", str(base / "means"), "-varfn", str(base / "variances"),
          "-mixwfn", str(base / "mixture_weights"), "-tmatfn", str(base / "transition_matrices"),
          "-accumdir", str(work / "acc"), "-mapmeanfn", str(out / "means"), "-mapvarfn", str(out / "variances"),

@@ -115,9 +115,10 @@ def test_the_pico_recipe_trains_on_no_mbrola_speaker_and_the_others_draw_as_befo
 
     build = _build_script()
     recipe = build.RECIPES["pico"]
-    pool = V.TRAIN_PICO if recipe.get("recorded_voices") == "pico" else V.TRAIN_RECORDED
+    assert build.recorded_pool(recipe) == V.TRAIN_PICO
+    assert build.recorded_pool(build.RECIPES["speakers"]) == V.TRAIN_RECORDED
     rng = random.Random(1)
-    voices = [build.training_voice(rng, recipe["recorded"], pool) for _ in range(2000)]
+    voices = [build.training_voice(rng, recipe["recorded"], build.recorded_pool(recipe)) for _ in range(2000)]
     engines = [v.partition(":")[0] for v in voices]
     assert set(engines) == {"flite", "espeak-ng", "pico"}
     assert 0.30 < engines.count("pico") / len(voices) < 0.40

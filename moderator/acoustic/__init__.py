@@ -37,13 +37,19 @@ def _wheel_dictionary() -> Path:
     return Path(pocketsphinx.get_model_path()) / "en-us" / DICTIONARY
 
 
-def _check(root: Path, what: str) -> Path:
-    """``root`` if it holds a whole model. Its mixture weights may be packed (``sendump``, as the wheel's and the
-    shipped models are) or not (``mixture_weights``: a continuous model, ``build_party_model.py --recipe
-    continuous``); pocketsphinx reads either."""
-    missing = [name for name in MODEL_FILES if not (root / "en-us" / name).is_file()]
-    if "sendump" in missing and (root / "en-us" / "mixture_weights").is_file():
+def missing_files(model: Path) -> list[str]:
+    """The files of ``MODEL_FILES`` that the model directory ``model`` (an ``en-us/``) lacks. Its mixture weights may
+    be packed (``sendump``, as the wheel's and the shipped models are) or not (``mixture_weights``: a continuous
+    model, ``build_party_model.py --recipe continuous``); pocketsphinx reads either."""
+    missing = [name for name in MODEL_FILES if not (model / name).is_file()]
+    if "sendump" in missing and (model / "mixture_weights").is_file():
         missing.remove("sendump")
+    return missing
+
+
+def _check(root: Path, what: str) -> Path:
+    """``root`` if it holds a whole model (``missing_files``) and the dictionary beside it."""
+    missing = missing_files(root / "en-us")
     if not (root / "en-us").is_dir() or missing:
         raise AcousticModelError(f"{what} is not a pocketsphinx model directory: it needs en-us/ with "
                                  f"{', '.join(missing or MODEL_FILES)} (or mixture_weights for sendump), "
@@ -102,7 +108,7 @@ def acoustic_model(name: str, *, cache: Path | None = None) -> Path | None:
     if name == "default":
         return None
     if name == "party":
-        if not all((PARTY / "en-us" / f).is_file() for f in MODEL_FILES):
+        if missing_files(PARTY / "en-us"):
             raise AcousticModelError(f"the party acoustic model is not installed in {PARTY} "
                                      "(build it with scripts/build_party_model.sh)")
         if (PARTY / DICTIONARY).is_file():
