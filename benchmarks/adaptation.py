@@ -57,6 +57,11 @@ ROOT = Path(__file__).resolve().parents[1]
 #: ``--models NAME=auto``: the app's default recognizer, the original and the party model chosen per utterance by the
 #: room's level (``moderator.adapters.asr_by_noise``); it stands in ``models`` as this path.
 AUTO_PATH = Path(AUTO)
+#: ``--models NAME=auto+whisper``: auto, with Whisper's second opinion on each utterance it heard as no command
+#: (``moderator.adapters.asr_whisper.SecondOpinion``). The human readings are auto's: the second opinion only ever
+#: gives commands.
+WHISPER = "auto+whisper"
+WHISPER_PATH = Path(WHISPER)
 SEED = 0
 TEST_MUSIC_SEED = 3201
 DEV_MUSIC_SEED = 3101
@@ -182,8 +187,14 @@ def recognizers(models: dict[str, Path | None]) -> dict[str, Any]:
     from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
     from moderator.listening import pocketsphinx_recognizer
 
-    return {name: pocketsphinx_recognizer(AUTO) if path == AUTO_PATH else PocketsphinxRecognizer(path)
-            for name, path in models.items()}
+    def make(path: Path | None) -> Any:
+        if path == WHISPER_PATH:
+            from moderator.adapters.asr_whisper import SecondOpinion, WhisperRecognizer
+
+            return SecondOpinion(pocketsphinx_recognizer(AUTO), WhisperRecognizer())
+        return pocketsphinx_recognizer(AUTO) if path == AUTO_PATH else PocketsphinxRecognizer(path)
+
+    return {name: make(path) for name, path in models.items()}
 
 
 def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[Cond], beds: dict[str, np.ndarray],
@@ -350,7 +361,7 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
     from moderator.acoustic import acoustic_model
 
     wheel = Path(pocketsphinx.get_model_path()) / "en-us"
-    party = acoustic_model("party") if AUTO_PATH in models.values() else None
+    party = acoustic_model("party") if {AUTO_PATH, WHISPER_PATH} & set(models.values()) else None
     data = human_set() if data is None else data
     out: dict[str, Any] = {}
     decoders: dict[Path, Any] = {}
@@ -368,7 +379,7 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
         for fid, samples, ref in data:
             # auto: the model ByNoiseLevel would choose for this recording heard as one utterance
             chosen = path
-            if path == AUTO_PATH:
+            if path in (AUTO_PATH, WHISPER_PATH):
                 chosen = None if quiet_room(samples, RATE) else party
             pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
             dec = decoder(chosen)
@@ -379,7 +390,8 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
             e = _edits(ref.split(), hyp.split())
             errors, words = errors + e, words + len(ref.split())
             files.append({"file": fid, "ref": ref, "hyp": hyp, "errors": e}
-                         | ({"model": "default" if chosen is None else "party"} if path == AUTO_PATH else {}))
+                         | ({"model": "default" if chosen is None else "party"}
+                            if path in (AUTO_PATH, WHISPER_PATH) else {}))
         out[name] = {"words": words, "errors": errors, "wer": round(errors / words, 4), "files": files}
     return out
 
@@ -539,7 +551,8 @@ def main(argv: list[str] | None = None) -> int:
     if any(not name or not path for name, _, path in pairs):
         parser.error("--models takes NAME=PATH")
     models: dict[str, Path | None] = {"original": None} | {
-        name: AUTO_PATH if path == AUTO else acoustic_model(path) for name, _, path in pairs}
+        name: AUTO_PATH if path == AUTO else WHISPER_PATH if path == WHISPER else acoustic_model(path)
+        for name, _, path in pairs}
     conds = all_conds = DEV_CONDS if dev else TEST_CONDS
     if args.conds:
         unknown = set(args.conds) - {c.label for c in all_conds}

@@ -1,7 +1,7 @@
 """Whole games said in party babble (issue 10): does a game said by voices the acoustic model never trained on, at
 18 dB of babble, decide what the typed game decides?
 
-Run: ``nice -n 10 .venv/bin/python -m benchmarks.games [--snr 18] [--repeats 0 2] [--models default party]
+Run: ``nice -n 10 .venv/bin/python -m benchmarks.games [--snr 18] [--repeats 0 2] [--models default party auto+whisper]
 [--out docs/benchmarks/games.md]``
 
 Each game is a voice scenario of tests/scenarios/voice (every line as a player says it, the hostage read-back's
@@ -70,8 +70,10 @@ def run_one(job: tuple[str, str, str, float, int]) -> dict[str, Any]:
     game, voice, model, snr, repeats = job
     typed = decisions(_simulate(game))
     started = time.perf_counter()
+    acoustic, _, second = model.partition("+")  # "auto+whisper": --acoustic-model auto --second-opinion whisper
     events = _simulate(game, "--input", "voice", "--voice", voice, "--engine", "pocketsphinx", "--acoustic-model",
-                       model, "--noise", "babble", "--snr", str(snr), "--repeats", str(repeats))
+                       acoustic, *(["--second-opinion", second] if second else []), "--noise", "babble", "--snr",
+                       str(snr), "--repeats", str(repeats))
     spoken = decisions(events)
     agreed = sum(1 for room in ("A", "B") for a, b in zip(typed[room], spoken[room], strict=False) if a == b)
     return {"game": game, "voice": voice, "model": model, "snr": snr, "repeats": repeats,
@@ -103,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--snr", type=float, default=18.0)
     parser.add_argument("--repeats", type=int, nargs="+", default=[0, 2])
-    parser.add_argument("--models", nargs="+", default=["default", "party"])
+    parser.add_argument("--models", nargs="+", default=["default", "party"],
+                        help="acoustic models (--acoustic-model), each optionally +whisper (--second-opinion whisper)")
     parser.add_argument("--games", nargs="+", default=list(GAMES))
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks" / "games.md")

@@ -2,7 +2,7 @@
 game's ``Listener`` exactly as ``benchmarks.false_accepts`` feeds the suite's half hour.
 
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.long_false_accepts [--hours 6.5] [--wake-every 3]
-[--acoustic-model default|party|auto|PATH] [--split test|dev] [--decoder KEY=VALUE]
+[--acoustic-model default|party|auto|PATH] [--second-opinion whisper] [--split test|dev] [--decoder KEY=VALUE]
 [--out docs/benchmarks/false_accepts_long.md]``
 
 The audio is built from seeded recipes, one minute at a time, in the worker that hears it (6.5 hours of 16 kHz
@@ -276,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--acoustic-model", default="default",
                         help="default, party, auto (both, by the room's level) or a PATH (default)")
+    parser.add_argument("--second-opinion", choices=("whisper",), default=None,
+                        help="Whisper hears again what pocketsphinx heard as no command (as the game's option)")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/false_accepts_long.md"))
     parser.add_argument("--json", type=Path, default=None, help="also write every minute's result here")
     parser.add_argument("--split", choices=("test", "dev"), default="test",
@@ -287,12 +289,15 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     results = pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), jobs, processes=args.processes,
                        log=lambda s: print(s, file=sys.stderr, flush=True), label="minutes",
-                       acoustic=args.acoustic_model, decoder=dict(args.decoder))
+                       acoustic=args.acoustic_model, decoder=dict(args.decoder),
+                       second_opinion=args.second_opinion)
     if args.json:  # first: the report is made from it, and can be made again (--from-json)
         args.json.write_text(json.dumps(results, indent=1))
     command = "python -m benchmarks.long_false_accepts " + " ".join(argv if argv is not None else sys.argv[1:])
     text = report(results, command=command.strip(), seconds=time.perf_counter() - started,
-                  model=args.acoustic_model, processes=args.processes)
+                  model=args.acoustic_model
+                  + (f", second opinion {args.second_opinion}" if args.second_opinion else ""),
+                  processes=args.processes)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     print(text)

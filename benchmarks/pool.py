@@ -15,7 +15,7 @@ W: dict[str, Any] = {}
 
 
 def _init(engines: dict[str, Path | None], noise: np.ndarray, acoustic: str = "default",
-          decoder: dict[str, Any] | None = None) -> None:
+          decoder: dict[str, Any] | None = None, second_opinion: str | None = None) -> None:
     from benchmarks.corpus import ROSTERS, basic_grammar
     from benchmarks.phases import grammar_for_intent, phase_intents
     from moderator.adapters import sphinx
@@ -27,7 +27,8 @@ def _init(engines: dict[str, Path | None], noise: np.ndarray, acoustic: str = "d
     W.update(
         grammar=basic_grammar(),
         noise=noise,
-        recognizers={name: make_recognizer(name, model, acoustic) for name, model in engines.items()},
+        recognizers={name: make_recognizer(name, model, acoustic, second_opinion=second_opinion)
+                     for name, model in engines.items()},
         phases={roster: grammar_for_intent(phase_intents(roster)) for roster in ROSTERS},
     )
 
@@ -39,17 +40,19 @@ def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
 
 def run(engines: dict[str, Path | None], noise: np.ndarray, jobs: list[tuple[Callable[[Any], Any], Any]], *,
         processes: int = 2, log: Callable[[str], None] = print, label: str = "jobs",
-        acoustic: str = "default", decoder: dict[str, Any] | None = None) -> list[Any]:
+        acoustic: str = "default", decoder: dict[str, Any] | None = None,
+        second_opinion: str | None = None) -> list[Any]:
     """Run ``fn(arg)`` for every job over ``processes`` workers, pocketsphinx with the ``acoustic`` model
     (``--acoustic-model``) and ``decoder`` settings over ``moderator.adapters.sphinx.DECODER_SETTINGS`` (to compare
-    a setting with the shipped ones); results in job order.
+    a setting with the shipped ones), and ``second_opinion`` (``--second-opinion``); results in job order.
 
     Raises:
         BrokenProcessPool: a worker died (a recognizer crashing in its C code, say) instead of hanging.
     """
     started = time.perf_counter()
     results: list[Any] = [None] * len(jobs)
-    with ProcessPoolExecutor(processes, initializer=_init, initargs=(engines, noise, acoustic, decoder)) as executor:
+    with ProcessPoolExecutor(processes, initializer=_init, initargs=(engines, noise, acoustic, decoder,
+                                                                                  second_opinion)) as executor:
         futures = {executor.submit(_call, job): i for i, job in enumerate(jobs)}
         for n, future in enumerate(as_completed(futures), 1):
             results[futures[future]] = future.result()

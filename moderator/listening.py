@@ -23,6 +23,10 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "party (adapted to party babble, music and rooms: better in every noisy room measured, a little "
                    "worse on clean human readings; docs/benchmarks/adaptation.md) or the path of a model directory "
                    "(en-us/ and cmudict-en-us.dict)")
+    p.add_argument("--second-opinion", choices=("whisper",), default=None,
+                   help="hear again with Whisper (base) each utterance pocketsphinx heard as no command; Whisper's "
+                   "command counts when the game's parser reads it whole. More commands in a loud room "
+                   "(docs/benchmarks/adaptation.md), about 1 s more for those. Needs pip install 'moderator[whisper]'")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
                    "moderator); answers such as 'yes' need none. For noisy rooms")
@@ -34,12 +38,23 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
 
 
 def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str = "auto", *,
-                    live: bool = False) -> Recognizer:
+                    live: bool = False, second_opinion: str | None = None) -> Recognizer:
     """The recognizer for ``engine``; ``auto`` prefers vosk when a model is given or installed. ``acoustic`` is
     pocketsphinx's acoustic model (``moderator.acoustic.acoustic_model``), or "auto": the default model and the
     party model, chosen per utterance by the room's level (``moderator.adapters.asr_by_noise``). ``live``:
     microphones and speakers run meanwhile, so pocketsphinx decodes whole utterances in a process of its own (it
-    would hold the thread that feeds the sound card; vosk releases it)."""
+    would hold the thread that feeds the sound card; vosk releases it). ``second_opinion`` "whisper": pocketsphinx's
+    (or vosk's) utterances heard as no command are heard again by Whisper
+    (``moderator.adapters.asr_whisper.SecondOpinion``)."""
+    recognizer = _engine(engine, vosk_model, acoustic, live)
+    if second_opinion == "whisper":
+        from moderator.adapters.asr_whisper import SecondOpinion, WhisperRecognizer
+
+        return SecondOpinion(recognizer, WhisperRecognizer())  # type: ignore[return-value]
+    return recognizer
+
+
+def _engine(engine: str, vosk_model: Path | None, acoustic: str, live: bool) -> Recognizer:
     if engine in ("auto", "vosk"):
         from moderator.adapters.asr_vosk import VoskRecognizer
         from moderator.models import installed_model

