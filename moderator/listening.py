@@ -26,7 +26,8 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
     p.add_argument("--second-opinion", choices=("whisper",), default=None,
                    help="hear again with Whisper (base) each utterance pocketsphinx heard as no command; Whisper's "
                    "command counts when the game's parser reads it whole. More commands in a loud room "
-                   "(docs/benchmarks/adaptation.md), about 1 s more for those. Needs pip install 'moderator[whisper]'")
+                   "(docs/benchmarks/second-opinion.md), about 0.6 s later for those. Needs "
+                   "pip install 'moderator[whisper]'")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
                    "moderator); answers such as 'yes' need none. For noisy rooms")

