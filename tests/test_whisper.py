@@ -119,6 +119,8 @@ def test_the_prompt_names_the_players_and_the_phase_commands_only(grammar: Any) 
     assert "I appoint someone as leader." in text and "Hostage someone." in text
     assert "you" not in text.lower()
     assert text.count("Alice") == 1
+    other = W.prompt(grammar, ["Someone", "Bob"], ["appoint"])
+    assert "I appoint somebody as leader." in other, "a player called Someone is not anyone in an example"
 
 
 # -- the commands it gives ---------------------------------------------------------------------------------------

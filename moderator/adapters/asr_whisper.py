@@ -126,19 +126,21 @@ PROMPT_LEAVES_OUT = frozenset({"appoint_you"})
 """Intents with no example in the prompt: "I appoint you as leader" in it turned "I appoint Wanda as the leader" into
 "i appoint you as leader" in dev babble, 4 times in 630 commands."""
 
-SOMEONE = "someone"
-"""What stands for a player in the prompt's examples. A roster name there was written for other names: "Hostage
-Zeke." made "hostages Beatrix" "hostage zeke" 3 times on dev. A word no roster may hold parses as no command if
-Whisper copies it."""
+SOMEONE = ("someone", "somebody", "anyone")
+"""What stands for a player in the prompt's examples: the first that is nobody's name. A roster name there was written
+for other names: "Hostage Zeke." made "hostages Beatrix" "hostage zeke" 3 times on dev. A word that is no player's
+name parses as no command if Whisper copies it."""
 
 
 def prompt(grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None) -> str:
     """What Whisper reads as the text before the utterance: the game's name, the players, and the shortest sentence
     of each command the phase allows (its first template), so that it spells the names as the roster does and
-    expects command words. No example says what a player will choose: a player stands as ``SOMEONE``, a short list
-    as all its values ("red or blue": "Room a is ready." there made "room b is ready" "room a is ready" on dev), a
-    number as nothing."""
+    expects command words. No example says what a player will choose: a player stands as the first word of
+    ``SOMEONE`` that is nobody's name, a short list as all its values ("red or blue": "Room a is ready." there made
+    "room b is ready" "room a is ready" on dev), a number as nothing."""
     names = list(dict.fromkeys(roster))
+    taken = {w.lower() for name in names for w in normalize(name)}
+    someone = next((w for w in SOMEONE if w not in taken), "")
     wanted = [i for i in (grammar.intents if intents is None else intents)
               if i in grammar.intents and i not in PROMPT_LEAVES_OUT]
     examples = []
@@ -148,11 +150,11 @@ def prompt(grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | Non
             if not isinstance(piece, Slot):
                 words.append(piece.text)
             elif piece.type in ("player", "players"):
-                words.append(SOMEONE)
+                words.append(someone)
             elif 0 < len(values := grammar.lists.get(piece.type, {})) <= 3:
                 words.append(" or ".join(phrases[0] for phrases in values.values()))
-        if words != [SOMEONE]:
-            examples.append(" ".join(words))
+        if words != [someone]:
+            examples.append(" ".join(w for w in words if w))
     return (f"Two Rooms and a Boom. Players: {', '.join(names)}. "
             + " ".join(e[:1].upper() + e[1:] + "." for e in examples if e))
 
