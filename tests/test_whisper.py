@@ -139,6 +139,14 @@ def test_a_command_it_hears_counts_only_when_the_phase_expects_it(whisper: W.Whi
 
 
 @needs_model
+def test_audio_at_another_rate_is_heard_as_at_16_khz(whisper: W.WhisperRecognizer, grammar: Any,
+                                                    tmp_path: Path) -> None:
+    audio = Clip(said("how much time is left", tmp_path), 16000).resample(44100)
+    whisper.expect(grammar, ROSTER, ["time"])
+    assert whisper.recognize(audio.samples, 44100).text == "how much time is left"
+
+
+@needs_model
 def test_a_name_not_in_the_room_gives_no_command(whisper: W.WhisperRecognizer, grammar: Any, tmp_path: Path) -> None:
     audio = said("I appoint Carol as leader", tmp_path)
     whisper.expect(grammar, ROSTER, ["appoint"])

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import platformdirs
 
+from moderator.audio.clip import Clip
+from moderator.audio.endpoint import RATE
 from moderator.errors import ModeratorError
 from moderator.ports import Transcript
 from moderator.speech.grammar import Parsed
@@ -194,8 +196,10 @@ class WhisperRecognizer:
         self.prompt = prompt(grammar, self.roster, self.intents)
 
     def transcribe(self, samples: np.ndarray, rate: int) -> tuple[str, float]:
-        """Whisper's words for the utterance (16 kHz) and its certainty (0-1)."""
-        data = np.asarray(samples, np.float32)
+        """Whisper's words for the utterance and its certainty (0-1)."""
+        data = np.asarray(samples, np.float32).reshape(-1)
+        if rate != RATE:  # Whisper's features are 16 kHz's, as pocketsphinx's are
+            data = Clip(data, rate).resample(RATE).samples
         key = (len(data), hashlib.blake2b(data.tobytes(), digest_size=16).digest())
         if self._last is not None and self._last[0] == key:
             return self._last[1]
