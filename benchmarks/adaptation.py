@@ -62,6 +62,8 @@ AUTO_PATH = Path(AUTO)
 #: gives commands.
 WHISPER = "auto+whisper"
 WHISPER_PATH = Path(WHISPER)
+#: The recognizers that choose the original or the party model by the room's level.
+BY_LEVEL = (AUTO_PATH, WHISPER_PATH)
 SEED = 0
 TEST_MUSIC_SEED = 3201
 DEV_MUSIC_SEED = 3101
@@ -361,7 +363,7 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
     from moderator.acoustic import acoustic_model
 
     wheel = Path(pocketsphinx.get_model_path()) / "en-us"
-    party = acoustic_model("party") if {AUTO_PATH, WHISPER_PATH} & set(models.values()) else None
+    party = acoustic_model("party") if set(BY_LEVEL) & set(models.values()) else None
     data = human_set() if data is None else data
     out: dict[str, Any] = {}
     decoders: dict[Path, Any] = {}
@@ -379,7 +381,7 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
         for fid, samples, ref in data:
             # auto: the model ByNoiseLevel would choose for this recording heard as one utterance
             chosen = path
-            if path in (AUTO_PATH, WHISPER_PATH):
+            if path in BY_LEVEL:
                 chosen = None if quiet_room(samples, RATE) else party
             pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
             dec = decoder(chosen)
@@ -391,7 +393,7 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
             errors, words = errors + e, words + len(ref.split())
             files.append({"file": fid, "ref": ref, "hyp": hyp, "errors": e}
                          | ({"model": "default" if chosen is None else "party"}
-                            if path in (AUTO_PATH, WHISPER_PATH) else {}))
+                            if path in BY_LEVEL else {}))
         out[name] = {"words": words, "errors": errors, "wer": round(errors / words, 4), "files": files}
     return out
 

@@ -16,7 +16,6 @@ One game, both rooms at once (their speakers, microphones and cancellers are ind
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import signal
@@ -31,6 +30,8 @@ from typing import Any
 import pytest
 from pulse import PulseBench, decaying_ir
 from test_listen import PLAYERS, spoken
+
+from moderator.adapters.asr_whisper import installed as whisper_installed
 
 pytestmark = [pytest.mark.pulse, pytest.mark.slow]
 
@@ -169,7 +170,7 @@ class Missed(Exception):
 def test_players_are_heard_over_the_moderator_and_its_own_voice_is_not_taken_for_them(
     bench: PulseBench, tmp_path: Path, second_opinion: tuple[str, ...]
 ) -> None:
-    if second_opinion and importlib.util.find_spec("faster_whisper") is None:
+    if second_opinion and not whisper_installed():
         pytest.skip("the whisper extra is not installed (pip install '.[whisper]'; scripts/setup.sh installs it)")
     sentences = {words: spoken(words) for words in ("what can I say", "start the game")}
     with (

@@ -28,12 +28,7 @@ ROSTER = ["Alice", "Bob", "Carol"]
 NEEDS_MODEL = "the whisper extra is not installed (pip install '.[whisper]'; scripts/setup.sh installs it)"
 
 
-def _installed() -> bool:
-    return all(W._package_dir(name) is not None for name in W.PARTS) and \
-        __import__("importlib").util.find_spec("faster_whisper") is not None
-
-
-needs_model = pytest.mark.skipif(not _installed(), reason=NEEDS_MODEL)
+needs_model = pytest.mark.skipif(not W.installed(), reason=NEEDS_MODEL)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +38,7 @@ def grammar() -> Any:
 
 @pytest.fixture(scope="module")
 def whisper(tmp_path_factory: pytest.TempPathFactory) -> W.WhisperRecognizer:
-    if not _installed():
+    if not W.installed():
         pytest.skip(NEEDS_MODEL)
     return W.WhisperRecognizer(W.model_dir(tmp_path_factory.mktemp("whisper")))
 

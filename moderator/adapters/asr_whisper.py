@@ -72,6 +72,12 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))) / "data"
 
 
+def installed() -> bool:
+    """Whether the ``whisper`` extra is installed: faster-whisper and both of the model's wheels."""
+    return importlib.util.find_spec("faster_whisper") is not None and all(
+        _package_dir(name) is not None for name in PARTS)
+
+
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -95,11 +101,9 @@ def model_dir(target: Path | None = None) -> Path:
     if all((target / name).is_file() and (target / name).stat().st_size == size
            for name, (size, _) in BASE_FILES.items()):
         return target
-    sources = [_package_dir(name) for name in PARTS]
-    if any(source is None for source in sources):
+    first, second = (_package_dir(name) for name in PARTS)
+    if first is None or second is None:
         raise WhisperModelError(f"the Whisper model is not installed: {INSTALL}")
-    first, second = sources
-    assert first is not None and second is not None
     target.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".joining-", dir=target))
     try:
