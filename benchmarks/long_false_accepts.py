@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--acoustic-model", default="default",
                         help="default, party, auto (both, by the room's level) or a PATH (default)")
     parser.add_argument("--second-opinion", choices=("whisper",), default=None,
-                        help="Whisper hears again what pocketsphinx heard as no command (as the game's option)")
+                        help="Whisper hears every utterance again, giving and checking commands (as the game's option)")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/false_accepts_long.md"))
     parser.add_argument("--json", type=Path, default=None, help="also write every minute's result here")
     parser.add_argument("--split", choices=("test", "dev"), default="test",

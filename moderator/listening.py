@@ -24,9 +24,10 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "worse on clean human readings; docs/benchmarks/adaptation.md) or the path of a model directory "
                    "(en-us/ and cmudict-en-us.dict)")
     p.add_argument("--second-opinion", choices=("whisper",), default=None,
-                   help="hear again with Whisper (base) each utterance pocketsphinx heard as no command; Whisper's "
-                   "command counts when the game's parser reads it whole. More commands in a loud room "
-                   "(docs/benchmarks/second-opinion.md), about 0.6 s later for those. Needs "
+                   help="hear every utterance again with Whisper (base): where pocketsphinx heard no command, "
+                   "Whisper's counts when the game's parser reads it whole; where it heard one, Whisper's other "
+                   "words drop it (party talk). More commands in a loud room and fewer false ones "
+                   "(docs/benchmarks/second-opinion.md), each answered about 0.6 s later. Needs "
                    "pip install 'moderator[whisper]'")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
@@ -44,9 +45,9 @@ def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str =
     pocketsphinx's acoustic model (``moderator.acoustic.acoustic_model``), or "auto": the default model and the
     party model, chosen per utterance by the room's level (``moderator.adapters.asr_by_noise``). ``live``:
     microphones and speakers run meanwhile, so pocketsphinx decodes whole utterances in a process of its own (it
-    would hold the thread that feeds the sound card; vosk releases it). ``second_opinion`` "whisper": pocketsphinx's
-    (or vosk's) utterances heard as no command are heard again by Whisper
-    (``moderator.adapters.asr_whisper.SecondOpinion``)."""
+    would hold the thread that feeds the sound card; vosk releases it). ``second_opinion`` "whisper": Whisper hears
+    pocketsphinx's (or vosk's) utterances again, giving a command where it heard none and checking each one it
+    heard (``moderator.adapters.asr_whisper.SecondOpinion``)."""
     recognizer = _engine(engine, vosk_model, acoustic, live)
     if second_opinion == "whisper":
         from moderator.adapters.asr_whisper import SecondOpinion, WhisperRecognizer

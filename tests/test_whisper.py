@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -194,9 +195,9 @@ class Stub:
         return Stub(*self.heard)
 
 
-def test_a_command_the_first_recognizer_heard_is_never_heard_again() -> None:
+def test_without_a_veto_a_command_the_first_recognizer_heard_is_never_heard_again() -> None:
     first, second = Stub(Transcript("pause", 0.9)), Stub(Transcript("undo", 0.9))
-    both = W.SecondOpinion(first, second)  # type: ignore[arg-type]
+    both = W.SecondOpinion(first, second, veto=None)  # type: ignore[arg-type]
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "pause"
     assert second.calls == 0 and both.chosen == "stub"
 
@@ -220,6 +221,73 @@ def test_nothing_said_over_the_moderator_is_heard_again() -> None:
     both.over_the_moderator = True
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
     assert second.calls == 0 and first.over_the_moderator, "the first recognizer is told too"
+
+
+class Writes:
+    """A stand-in for faster-whisper's model that writes ``text`` with a mean token log-probability of
+    ``log(certainty)``, so ``WhisperRecognizer`` parses and checks it as it would the real model's words."""
+
+    def __init__(self, text: str, certainty: float) -> None:
+        self.text, self.logprob = text, float(np.log(certainty))
+
+    def transcribe(self, audio: np.ndarray, **options: Any) -> tuple[Any, Any]:
+        return iter([SimpleNamespace(text=self.text, avg_logprob=self.logprob)]), None
+
+
+def checked(first: str, whisper_writes: str, certainty: float, grammar: Any) -> W.SecondOpinion:
+    second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty))
+    both = W.SecondOpinion(Stub(Transcript(first, 0.8), Transcript(first, 0.8)), second)  # type: ignore[arg-type]
+    both.expect(grammar, ROSTER)
+    return both
+
+
+def test_with_a_veto_a_command_whisper_also_heard_stands(grammar: Any) -> None:
+    both = checked("hostages bob and carol", " Hostages, Carol and Bob.", 0.3, grammar)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "hostages bob and carol"
+    assert both.chosen == "stub" and not both.vetoed, "the same names in another order, at any certainty"
+
+
+def test_with_a_veto_party_talk_whisper_is_sure_of_is_no_command(grammar: Any) -> None:
+    both = checked("repeat", "I think Alice should be the leader this time.", 0.8, grammar)
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "" and not heard.guess and both.vetoed
+
+
+def test_with_a_veto_whisper_lost_in_the_noise_leaves_the_command(grammar: Any) -> None:
+    both = checked("pause", "I'm going to go to the", W.VETO * 0.9, grammar)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "pause" and not both.vetoed
+
+
+def test_with_a_veto_words_near_the_command_leave_it(grammar: Any) -> None:
+    both = checked("we appoint wanda as leader", "We appoint one as leader.", 0.9, grammar)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "we appoint wanda as leader"
+    assert not both.vetoed, "Whisper's spelling of a name it does not know is no other sentence"
+
+
+@pytest.mark.parametrize(("command", "written", "other"), [
+    ("repeat", "We should swap Grace for Dave.", True),  # a short command in a longer sentence
+    ("help", "Bob.", True),
+    ("say that again", "Save that again.", False),
+    ("zeke appoints cedric as leader", "Zeke points, Cedric as leader.", False),
+    ("pause", "", False),
+    ("grace is the bomber", "Grace is not the bomber.", True),  # talk about the game
+    ("nope", "No.", False),
+])
+def test_other_words_are_few_of_the_commands_letters_or_many_more_words(command: str, written: str,
+                                                                        other: bool) -> None:
+    assert W.other_words(command, written) is other
+
+
+def test_with_a_veto_another_command_whisper_is_sure_of_wins(grammar: Any) -> None:
+    both = checked("hostage bob", "Hostage Carol.", 0.9, grammar)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "hostage carol"
+    assert both.chosen == "whisper"
+
+
+def test_with_a_veto_a_fork_checks_too(grammar: Any) -> None:
+    room = checked("repeat", "We should get snacks.", 0.9, grammar).fork()
+    room.expect(grammar, ROSTER)
+    assert room.recognize(np.zeros(16000, np.float32), 16000).text == "" and room.vetoed
 
 
 @needs_model

@@ -1,11 +1,14 @@
-"""A second opinion from Whisper for an utterance pocketsphinx heard as no command (``--second-opinion whisper``).
+"""A second opinion from Whisper on what pocketsphinx heard (``--second-opinion whisper``): a command where it
+heard none, and a check of each command it heard.
 
 pocketsphinx listens for the phase's grammar only, and its 2015 acoustic model, trained on clean read speech, loses
 most commands in party babble even after adaptation (docs/benchmarks/changes.md). Whisper's base model was trained
 on 680,000 hours of speech from the web, noise and all: it writes what it hears freely, and what it writes counts
 only when the game's own parser reads it, whole, as a command that fits the phase, with names of the room
 (``Grammar.parse``), and when Whisper was sure enough of it (``CONFIDENCE``). So it adds commands pocketsphinx missed
-and rarely a wrong one; it never replaces a command pocketsphinx heard.
+and rarely a wrong one. A command pocketsphinx heard is heard by Whisper too: its grammar makes a command of any
+talk that sounds a little like one ("repeat" in "we should swap Grace for Dave"), and Whisper's free words show
+when it was talk (``SecondOpinion``, ``other_words``).
 
 The model is OpenAI's Whisper base (MIT), as Systran converted it for CTranslate2 (``Systran/faster-whisper-base``,
 revision ebe41f70). It comes from PyPI in two wheels, because PyPI takes files of at most 100 MB
@@ -16,6 +19,7 @@ user's cache and checks every file against the SHA-256 that independent projects
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import os
@@ -55,6 +59,17 @@ CONFIDENCE = 0.5
 heard to count, on pocketsphinx's scale and bar. On the dev split, commands it heard right scored 0.46 to 0.91
 (5th to 75th percentile), the two it heard wrong 0.27 and 0.41."""
 
+
+VETO = 0.3
+"""The least certainty at which Whisper's other words drop a command pocketsphinx heard (``SecondOpinion``)."""
+
+VETO_COVERAGE = 0.4
+VETO_LONGER = 3.0
+"""Whisper's words are others than pocketsphinx's command when they hold less than this share of its letters, or
+this many times as many words (``other_words``)."""
+
+NEGATIONS = frozenset({"not", "no", "nope", "never", "isn't", "aren't", "wasn't", "don't", "doesn't", "won't",
+                       "can't", "didn't"})
 
 MAX_TOKENS = 48
 """The most tokens Whisper may write for one utterance: the longest command ("we choose Cedric and Delia and Paul
@@ -171,6 +186,28 @@ def _repeats_a_name(parsed: Parsed) -> bool:
     return any(isinstance(v, list) and len(v) != len({str(x).lower() for x in v}) for v in parsed.slots.values())
 
 
+def other_words(command: str, written: str) -> bool:
+    """Whether Whisper's words ``written`` are not the ``command`` pocketsphinx heard in the same utterance: they
+    hold less than ``VETO_COVERAGE`` of its letters, in order, or ``VETO_LONGER`` times as many words, or a
+    negation it lacks. Party talk that pocketsphinx heard as a short command is the second ("repeat" in "we
+    should swap Grace for Dave"), talk about the game the third ("Grace is the bomber" in "Grace is not the
+    bomber")."""
+    said, wrote = " ".join(normalize(command)).lower(), " ".join(normalize(written)).lower()
+    if not wrote:
+        return False
+    matcher = difflib.SequenceMatcher(None, said, wrote, autojunk=False)
+    held = sum(block.size for block in matcher.get_matching_blocks()) / max(len(said), 1)
+    negated = not NEGATIONS.isdisjoint(wrote.split()) and NEGATIONS.isdisjoint(said.split())
+    return held < VETO_COVERAGE or len(wrote.split()) >= VETO_LONGER * max(len(said.split()), 1) or negated
+
+
+def _same_slots(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    def key(v: Any) -> Any:
+        return sorted(str(x).lower() for x in v) if isinstance(v, list) else str(v).lower()
+
+    return a.keys() == b.keys() and all(key(a[k]) == key(b[k]) for k in a)
+
+
 class WhisperRecognizer:
     """The ``Recognizer`` port on faster-whisper: a transcript counts only when the grammar parses it, whole, as one
     of the expected intents with the expected names, at ``CONFIDENCE`` or more. ``transcribe`` keeps the last
@@ -231,6 +268,21 @@ class WhisperRecognizer:
             return Transcript(words, certainty)
         return Transcript("", certainty, guess=words if fits else "")
 
+    @property
+    def words(self) -> str:
+        """Whisper's words for the last utterance, whatever they are."""
+        return "" if self._last is None else self._last[1][0]
+
+    def agrees(self, text: str) -> bool:
+        """Whether Whisper's words for the last utterance (at any certainty) are the command ``text`` (another
+        recognizer's transcript of the same utterance): the same intent with the same names, in any order."""
+        if self._last is None or self.grammar is None:
+            return False
+        words = " ".join(normalize(self.words)).lower()
+        mine, theirs = (self.grammar.parse(t, self.roster) if t else None for t in (text, words))
+        return (isinstance(mine, Parsed) and isinstance(theirs, Parsed) and mine.intent == theirs.intent
+                and _same_slots(mine.slots, theirs.slots))
+
     def fork(self) -> WhisperRecognizer:
         """Another one on the same model, expecting what it is told (one per microphone)."""
         return WhisperRecognizer(model=self.model)
@@ -240,17 +292,20 @@ class WhisperRecognizer:
 
 
 class SecondOpinion:
-    """A recognizer (pocketsphinx: ``ByNoiseLevel`` or one model) whose utterances heard as no command are heard
-    again by ``second`` (``WhisperRecognizer``), whose command then counts. Not over the moderator's own voice:
-    what the echo canceller leaves of it is speech Whisper would write down. Everything else is the first
-    recognizer's: streaming, made-up pronunciations, the scores behind the last decode. ``chosen`` says "whisper"
-    when the second opinion gave the command."""
+    """A recognizer (pocketsphinx: ``ByNoiseLevel`` or one model) whose every utterance is heard again by
+    ``second`` (``WhisperRecognizer``). Where the first heard no command, Whisper's command counts. Where it heard
+    one, Whisper checks it (``_checked``; not with ``veto`` None). Not over the moderator's own voice: what the
+    echo canceller leaves of it is speech Whisper would write down. Everything else is the first recognizer's:
+    streaming, made-up pronunciations, the scores behind the last decode. ``chosen`` says "whisper" when the
+    second opinion gave the command; ``vetoed`` says it dropped the first one's."""
 
-    def __init__(self, first: Any, second: WhisperRecognizer) -> None:
+    def __init__(self, first: Any, second: WhisperRecognizer, *, veto: float | None = VETO) -> None:
         self.first, self.second = first, second
+        self.veto = veto
         self.name = first.name
         self.over_the_moderator = False
         self.by_second = False
+        self.vetoed = False
 
     def __getattr__(self, attribute: str) -> Any:
         return getattr(self.first, attribute)
@@ -267,17 +322,34 @@ class SecondOpinion:
         if hasattr(self.first, "over_the_moderator"):
             self.first.over_the_moderator = self.over_the_moderator
         heard = self.first.recognize(samples, rate)
-        self.by_second = False
-        if heard.text or self.over_the_moderator:
+        self.by_second = self.vetoed = False
+        if self.over_the_moderator or (heard.text and self.veto is None):
             return heard
         other = self.second.recognize(samples, rate)
+        if heard.text:
+            return self._checked(heard, other)
         if not other.text:
             return heard
         self.by_second = True
         return other
 
+    def _checked(self, heard: Transcript, other: Transcript) -> Transcript:
+        """pocketsphinx's command, as Whisper heard the same utterance: kept when Whisper heard the same command;
+        Whisper's when it heard another one surely; dropped when Whisper, at a certainty of ``veto`` or more,
+        wrote other words (``other_words``); kept otherwise (Whisper lost in the noise, or near the command's
+        words: "we appoint one as leader" for Wanda)."""
+        if self.second.agrees(heard.text):
+            return heard
+        if other.text:
+            self.by_second = True
+            return other
+        if other.confidence >= (self.veto or 0.0) and other_words(heard.text, self.second.words):
+            self.vetoed = True
+            return Transcript("", heard.confidence)
+        return heard
+
     def fork(self) -> SecondOpinion:
-        return SecondOpinion(self.first.fork(), self.second.fork())
+        return SecondOpinion(self.first.fork(), self.second.fork(), veto=self.veto)
 
     def close(self) -> None:
         self.first.close()
