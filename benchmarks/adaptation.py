@@ -57,9 +57,9 @@ ROOT = Path(__file__).resolve().parents[1]
 #: ``--models NAME=auto``: the app's default recognizer, the original and the party model chosen per utterance by the
 #: room's level (``moderator.adapters.asr_by_noise``); it stands in ``models`` as this path.
 AUTO_PATH = Path(AUTO)
-#: ``--models NAME=auto+whisper``: auto, with Whisper's second opinion (``moderator.adapters.asr_whisper.SecondOpinion``:
-#: a command where auto heard none, a check of each one it heard). The human readings are auto's: the second opinion
-#: only ever gives or drops commands.
+#: ``--models NAME=auto+whisper``: auto, with Whisper's second opinion
+#: (``moderator.adapters.asr_whisper.SecondOpinion``: a command where auto heard none, a check of each one it heard).
+#: The human readings are auto's: the second opinion only ever gives or drops commands.
 WHISPER = "auto+whisper"
 WHISPER_PATH = Path(WHISPER)
 #: The recognizers that choose the original or the party model by the room's level.
