@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 from moderator.errors import ModeratorError
@@ -67,25 +68,38 @@ def _layout(model: Path, cache: Path | None = None) -> Path:
     root = (cache or platformdirs.user_cache_path("moderator")) / "acoustic" / model.parent.name
     root.mkdir(parents=True, exist_ok=True)
     for link, target in ((root / "en-us", model), (root / DICTIONARY, _wheel_dictionary())):
+        _place(link, target)
+    return root
+
+
+def _place(link: Path, target: Path, *, tries: int = 100) -> None:
+    """Put a link ``link`` -> ``target`` in place (a copy where links cannot be made). Processes that start at once
+    (a benchmark's workers, two moderators) each make the link under a name of their own and rename it over the old
+    one, so none finds half of one; a link in place is only ever renamed over, never removed, and a copy from an
+    earlier start is removed as a directory tree only (another process may be removing it too: then try again)."""
+    for _ in range(tries):
         if link.exists() and link.resolve() == target.resolve():
-            continue  # made by an earlier start
-        # Made under a name of this process's own and renamed over the old one: processes that start at once
-        # (a benchmark's workers, two moderators) each put the same link in place, and none finds half of one.
+            return  # made by an earlier start, or by another process just now
         made = link.with_name(f".{link.name}.{os.getpid()}")
         _remove(made)
         try:
             made.symlink_to(target, target_is_directory=target.is_dir())
+            copied = False
         except OSError:  # no symlinks (some Windows set-ups): copy
             (shutil.copytree if target.is_dir() else shutil.copy)(target, made)
+            copied = True
         if link.is_dir() and not link.is_symlink():
-            _remove(link)  # a copy from an earlier start: a rename cannot replace a directory
+            with contextlib.suppress(OSError):  # rmtree refuses a link another process has put there meanwhile
+                shutil.rmtree(link)  # a copy from an earlier start: a rename cannot replace a directory
         try:
             os.replace(made, link)
-        except OSError:
+        except OSError:  # a directory another process has not finished removing
             _remove(made)
-            if not link.exists():  # not another process's copy in its place either
-                raise
-    return root
+            time.sleep(0.01)
+            continue
+        if copied:
+            return
+    raise AcousticModelError(f"could not put {link} -> {target} in place")
 
 
 def _remove(path: Path) -> None:
