@@ -189,6 +189,11 @@ def _repeats_a_name(parsed: Parsed) -> bool:
     return any(isinstance(v, list) and len(v) != len({str(x).lower() for x in v}) for v in parsed.slots.values())
 
 
+def _words(text: str) -> str:
+    """``text`` as the parser reads a transcript: its words, lowercase, one space apart."""
+    return " ".join(normalize(text)).lower()
+
+
 def other_words(command: str, written: str, names: Sequence[str] = ()) -> bool:
     """Whether Whisper's words ``written`` are not the ``command`` pocketsphinx heard in the same utterance: they
     hold less than ``VETO_COVERAGE`` of its letters, in order, or ``VETO_LONGER`` times as many words, or a
@@ -196,11 +201,12 @@ def other_words(command: str, written: str, names: Sequence[str] = ()) -> bool:
     Party talk that pocketsphinx heard as a short command is the second ("repeat" in "we should swap Grace for
     Dave"), talk about the game the third ("Grace is the bomber" in "Grace is not the bomber"), talk about the
     players the fourth ("I send Grace" in "Frank and Grace are")."""
-    said, wrote = " ".join(normalize(command)).lower().split(), " ".join(normalize(written)).lower().split()
+    said_line, wrote_line = _words(command), _words(written)
+    said, wrote = said_line.split(), wrote_line.split()
     if not wrote:
         return False
-    matcher = difflib.SequenceMatcher(None, " ".join(said), " ".join(wrote), autojunk=False)
-    held = sum(block.size for block in matcher.get_matching_blocks()) / max(len(" ".join(said)), 1)
+    matcher = difflib.SequenceMatcher(None, said_line, wrote_line, autojunk=False)
+    held = sum(block.size for block in matcher.get_matching_blocks()) / max(len(said_line), 1)
     negated = not NEGATIONS.isdisjoint(wrote) and NEGATIONS.isdisjoint(said)
     named = {name.lower() for name in names}
     own = [word for word in said if word not in named]
@@ -268,7 +274,7 @@ class WhisperRecognizer:
         if self.grammar is None:
             raise RuntimeError("expect() first")
         text, certainty = self.transcribe(samples, rate)
-        words = " ".join(normalize(text)).lower()
+        words = _words(text)
         parsed = self.grammar.parse(words, self.roster) if words else None
         fits = (isinstance(parsed, Parsed) and (self.intents is None or parsed.intent in self.intents)
                 and not _repeats_a_name(parsed))
@@ -286,8 +292,7 @@ class WhisperRecognizer:
         recognizer's transcript of the same utterance): the same intent with the same names, in any order."""
         if self._last is None or self.grammar is None:
             return False
-        words = " ".join(normalize(self.words)).lower()
-        mine, theirs = (self.grammar.parse(t, self.roster) if t else None for t in (text, words))
+        mine, theirs = (self.grammar.parse(t, self.roster) if t else None for t in (text, _words(self.words)))
         return (isinstance(mine, Parsed) and isinstance(theirs, Parsed) and mine.intent == theirs.intent
                 and _same_slots(mine.slots, theirs.slots))
 
