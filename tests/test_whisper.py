@@ -241,10 +241,12 @@ class Writes:
     def hear(self, audio: np.ndarray, prompt: str) -> W.Heard:
         return W.Heard(self.text, float(np.exp(self.logprob)), self.logprob, audio)
 
-    def weigh(self, heard: W.Heard, sentences: list[str]) -> list[tuple[float, float]]:
+    def weigh(self, heard: W.Heard, sentences: list[str]) -> list[float]:
         self.weighed += sentences
-        said = [self.likely.get(sentence, -30.0) for sentence in sentences]
-        return [(s, self.silent.get(sentence, s - 3.0)) for s, sentence in zip(said, sentences, strict=True)]
+        return [self.likely.get(sentence, -30.0) for sentence in sentences]
+
+    def weigh_silent(self, heard: W.Heard, sentence: str) -> float:
+        return self.silent.get(sentence, self.likely.get(sentence, -30.0) - 3.0)
 
 
 def checked(first: str, whisper_writes: str, certainty: float, grammar: Any,
@@ -436,10 +438,12 @@ def test_the_real_model_weighs_the_command_said_above_its_neighbours(whisper: W.
     whisper.expect(grammar, ROSTER, ["hostages", "appoint"])
     whisper.transcribe(audio, 16000)
     heard = whisper._last[1]  # type: ignore[index]
-    (said_it, silent), (other_name, _), (other_command, _) = whisper.model.weigh(
+    said_it, other_name, other_command = whisper.model.weigh(
         heard, ["Hostages Bob and Carol.", "Hostages Bob and Alice.", "I appoint Bob as leader."])
     assert said_it >= W.WEIGH_LEAST and said_it > other_name + 2 and said_it > other_command + 2
+    silent = whisper.model.weigh_silent(heard, "Hostages Bob and Carol.")
     assert said_it - silent >= W.WEIGH_EVIDENCE, "the audio, not the prompt, makes it likely"
+    assert whisper.model.weigh_silent(heard, "Hostages Bob and Carol.") == silent, "kept"
     # Whisper wrote "Hostage is a bump and Carol.": pocketsphinx's words are the hint that names Bob.
     assert whisper.weigh(["hostages bob and carol"]).text == "hostages bob and carol"
     assert whisper.weigh(["hostages alice"]).text == "", "the nearest commands to a wrong hint are all unlikely"
