@@ -290,12 +290,12 @@ def test_with_a_veto_words_near_the_command_leave_it(grammar: Any) -> None:
     ("pause", "", False),
     ("grace is the bomber", "Grace is not the bomber.", True),  # talk about the game
     ("nope", "No.", False),
-    ("i send grace", "Frank and Grace are.", True),  # talk about a player: no word of the command but her name
+    ("frank accepts", "Frank, Jacksep.", False),  # flite slt in babble: a word misheard is not other words
     ("we appoint wanda as leader", "We appoint one as leader.", False),
 ])
 def test_other_words_miss_the_commands_letters_or_words_or_add_many_or_a_negation(command: str, written: str,
                                                                         other: bool) -> None:
-    assert W.other_words(command, written, [*ROSTER, "Grace", "Frank", "Wanda"]) is other
+    assert W.other_words(command, written) is other
 
 
 def test_with_a_veto_another_command_whisper_is_sure_of_wins(grammar: Any) -> None:
