@@ -278,7 +278,7 @@ class Grammar:
             if template.intent not in wanted:
                 continue
             for text, values in sentences(template.tree, samples, None, random.Random(0)):
-                near = bar = heapq.nsmallest(1, kept)[0] if len(kept) > most + len(out) else 0.0
+                near = bar = kept[0] if len(kept) > most + len(out) else 0.0
                 for matcher in matchers:  # a sentence that cannot beat the kept ones is not measured
                     matcher.set_seq1(text.lower())
                     if matcher.real_quick_ratio() > near and matcher.quick_ratio() > near:
