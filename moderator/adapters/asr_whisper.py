@@ -293,7 +293,7 @@ class FasterWhisper:
             encoded, [start], beam_size=1, max_length=len(start) + MAX_TOKENS, return_scores=True,
             return_no_speech_prob=True, suppress_blank=True, suppress_tokens=self.suppressed)[0]
         tokens = result.sequences_ids[0]
-        mean = float(result.scores[0])  # the cumulative log-probability over the tokens written
+        mean = float(result.scores[0])  # CTranslate2's score: the tokens' log-probability over their number
         certainty = float(np.exp(mean * len(tokens) / (len(tokens) + 1)))  # faster-whisper's avg_logprob
         if result.no_speech_prob > NO_SPEECH and np.log(certainty) <= -1.0:
             return Heard("", float(np.exp(-30.0)), -30.0)  # faster-whisper's no-speech rule: nothing written
