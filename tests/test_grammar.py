@@ -359,3 +359,27 @@ def test_the_same_narrowing_gives_the_same_grammar_so_a_recognizer_compiles_it_o
         is not one
     assert grammar.as_prompted(["confirm"]) is grammar.as_prompted(("confirm",))
     assert grammar.as_prompted(["confirm"]) is not grammar.narrowed(intents=["confirm"])
+
+
+# -- the commands nearest some words (what Whisper weighs, moderator/adapters/asr_whisper.py) ----------------------
+
+
+def test_nearest_puts_the_hints_that_parse_first_in_roster_spelling() -> None:
+    near = grammar().nearest(["hostages mary ann and bob", "Hostage is a marian, Bob."], ROSTER, ["hostages"])
+    text, parsed = near[0]
+    assert text == "hostages Mary Ann and Bob" and parsed.slots == {"players": ["Mary Ann", "Bob"]}
+    assert all(p.intent == "hostages" for _, p in near)
+    assert ["Bob"] in [p.slots["players"] for _, p in near], "and each name found alone"
+    assert len({repr(p.slots) for _, p in near}) == len(near), "each command once"
+
+
+def test_nearest_reads_misspelt_names_into_the_list() -> None:
+    near = grammar().nearest(["Hostages, Fronk and Grays."], ROSTER, ["hostages", "pause"])
+    assert near[0][1] == Parsed("hostages", {"players": ["Frank", "Grace"]}, "hostages Frank and Grace")
+
+
+def test_nearest_tries_every_name_in_a_single_name_slot() -> None:
+    near = grammar().nearest(["I appoint one as leader."], ROSTER, ["appoint"], most=20)
+    assert "I appoint Erin as leader" in [text for text, _ in near]
+    assert grammar().nearest(["pause"], ROSTER, ["time"])[0][1].intent == "time", "only the intents given"
+    assert grammar().nearest(["", "  "], ROSTER) == []

@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -191,6 +190,10 @@ class Stub:
         self.calls += 1
         return self.heard.pop(0)
 
+    def weigh(self, hints: list[str]) -> Transcript:
+        """As a second opinion: nothing weighed is likely enough."""
+        return Transcript("", 0.0)
+
     def fork(self) -> Stub:
         return Stub(*self.heard)
 
@@ -224,19 +227,34 @@ def test_nothing_said_over_the_moderator_is_heard_again() -> None:
 
 
 class Writes:
-    """A stand-in for faster-whisper's model that writes ``text`` with a mean token log-probability of
-    ``log(certainty)``, so ``WhisperRecognizer`` parses and checks it as it would the real model's words."""
+    """A stand-in for faster-whisper's model (``FasterWhisper``) that writes ``text`` with a mean token
+    log-probability of ``log(certainty)``, and weighs the sentences in ``likely`` at their score against the audio
+    (any other at -30) and, against silence, at their score in ``silent`` (by default, 3 less than with the audio),
+    so ``WhisperRecognizer`` parses, checks and weighs as it would with the real model."""
 
-    def __init__(self, text: str, certainty: float) -> None:
+    def __init__(self, text: str, certainty: float, likely: dict[str, float] | None = None,
+                 silent: dict[str, float] | None = None) -> None:
         self.text, self.logprob = text, float(np.log(certainty))
+        self.likely, self.silent = likely or {}, silent or {}
+        self.weighed: list[str] = []
 
-    def transcribe(self, audio: np.ndarray, **options: Any) -> tuple[Any, Any]:
-        return iter([SimpleNamespace(text=self.text, avg_logprob=self.logprob)]), None
+    def hear(self, audio: np.ndarray, prompt: str) -> W.Heard:
+        return W.Heard(self.text, float(np.exp(self.logprob)), self.logprob, audio)
+
+    def weigh(self, heard: W.Heard, sentences: list[str]) -> list[float]:
+        self.weighed += sentences
+        return [self.likely.get(sentence, -30.0) for sentence in sentences]
+
+    def weigh_silent(self, heard: W.Heard, sentence: str) -> float:
+        return self.silent.get(sentence, self.likely.get(sentence, -30.0) - 3.0)
 
 
-def checked(first: str, whisper_writes: str, certainty: float, grammar: Any) -> W.SecondOpinion:
-    second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty))
-    both = W.SecondOpinion(Stub(Transcript(first, 0.8), Transcript(first, 0.8)), second)  # type: ignore[arg-type]
+def checked(first: str, whisper_writes: str, certainty: float, grammar: Any,
+            likely: dict[str, float] | None = None, first_guess: str = "",
+            silent: dict[str, float] | None = None) -> W.SecondOpinion:
+    second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty, likely, silent))
+    heard = Transcript(first, 0.8) if first else Transcript("", 0.4, guess=first_guess)
+    both = W.SecondOpinion(Stub(heard, heard), second)  # type: ignore[arg-type]
     both.expect(grammar, ROSTER)
     return both
 
@@ -272,12 +290,12 @@ def test_with_a_veto_words_near_the_command_leave_it(grammar: Any) -> None:
     ("pause", "", False),
     ("grace is the bomber", "Grace is not the bomber.", True),  # talk about the game
     ("nope", "No.", False),
-    ("i send grace", "Frank and Grace are.", True),  # talk about a player: no word of the command but her name
+    ("frank accepts", "Frank, Jacksep.", False),  # flite slt in babble: a word misheard is not other words
     ("we appoint wanda as leader", "We appoint one as leader.", False),
 ])
 def test_other_words_miss_the_commands_letters_or_words_or_add_many_or_a_negation(command: str, written: str,
                                                                         other: bool) -> None:
-    assert W.other_words(command, written, [*ROSTER, "Grace", "Frank", "Wanda"]) is other
+    assert W.other_words(command, written) is other
 
 
 def test_with_a_veto_another_command_whisper_is_sure_of_wins(grammar: Any) -> None:
@@ -354,3 +372,93 @@ def test_a_live_game_with_the_second_opinion_handles_its_timers_further_ahead() 
         live_timing(argparse.Namespace(second_opinion="whisper"))
     assert plain == LiveTiming()
     assert whisper.recognition_lead == plain.recognition_lead + plain.second_opinion_lead > plain.recognition_lead
+
+
+# -- weighing the commands nearest what was heard ------------------------------------------------------------------
+
+
+def test_a_command_whisper_finds_nearly_as_likely_as_its_own_words_counts(grammar: Any) -> None:
+    # Babble: pocketsphinx's best path was too unsure to count, and Whisper's words parse as nothing.
+    both = checked("", "Hostage is a Bob and Carol.", 0.6, grammar, likely={"Hostages Bob and Carol.": -0.7},
+                   first_guess="hostages bob and carol")
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "hostages bob and carol" and heard.confidence == pytest.approx(np.exp(-0.7))
+    assert both.chosen == "whisper" and both.weighed
+    weighed = both.second.model.weighed  # type: ignore[attr-defined]
+    assert weighed[0] == "Hostages Bob and Carol." and len(weighed) > 1, "the hint first, then the nearest others"
+
+
+def test_a_command_far_less_likely_than_whisper_s_own_words_is_no_command(grammar: Any) -> None:
+    # Talk: "repeat" is the nearest command, and Whisper finds it far less likely than what it wrote.
+    both = checked("", "We should really get more snacks.", 0.9, grammar,
+                   likely={"Repeat.": -0.2 - W.WEIGH_BEHIND - 0.05}, first_guess="repeat")
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "" and heard.guess == "repeat" and not both.weighed, "pocketsphinx's miss stands"
+
+
+def test_a_command_whisper_finds_unlikely_is_no_command_even_when_its_own_words_are_too(grammar: Any) -> None:
+    both = checked("", "Uh.", float(np.exp(-2.5)), grammar, likely={"Pause.": W.WEIGH_LEAST - 0.05},
+                   first_guess="pause")
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+
+
+def test_a_command_the_prompt_makes_as_likely_without_the_audio_is_no_command(grammar: Any) -> None:
+    # Music: Whisper wrote "I'm not sure."; "What can I say." follows from "What" whatever was heard.
+    both = checked("", "I'm not sure.", 0.15, grammar, likely={"What can I say.": -1.3},
+                   silent={"What can I say.": -1.3 - W.WEIGH_EVIDENCE + 0.1})
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+
+
+def test_when_whisper_hears_no_speech_nothing_is_weighed(grammar: Any) -> None:
+    both = checked("", "", float(np.exp(-30.0)), grammar, likely={"Pause.": -0.1}, first_guess="pause")
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+    assert both.second.model.weighed == []  # type: ignore[attr-defined]
+
+
+def test_a_vetoed_command_whisper_still_finds_likely_stands(grammar: Any) -> None:
+    # Whisper wrote other words ("Revisative."), so the check drops the command; weighed, it is the likelier.
+    both = checked("room a is ready", "Revisative.", 0.4, grammar, likely={"Room a is ready.": -1.0})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "room a is ready" and both.weighed and both.vetoed
+
+
+def test_without_weighing_nothing_is_weighed(grammar: Any) -> None:
+    second = W.WhisperRecognizer(model=Writes("Hostage is a Bob and Carol.", 0.6, {"Hostages Bob and Carol.": -0.1}))
+    both = W.SecondOpinion(Stub(Transcript("", 0.4, guess="hostages bob and carol")), second,  # type: ignore[arg-type]
+                           weigh=False)
+    both.expect(grammar, ROSTER)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+    assert second.model.weighed == []  # type: ignore[attr-defined]
+
+
+@needs_model
+def test_the_real_model_weighs_the_command_said_above_its_neighbours(whisper: W.WhisperRecognizer, grammar: Any,
+                                                                     tmp_path: Path) -> None:
+    audio = said("hostages Bob and Carol", tmp_path)
+    whisper.expect(grammar, ROSTER, ["hostages", "appoint"])
+    whisper.transcribe(audio, 16000)
+    heard = whisper._last[1]  # type: ignore[index]
+    said_it, other_name, other_command = whisper.model.weigh(
+        heard, ["Hostages Bob and Carol.", "Hostages Bob and Alice.", "I appoint Bob as leader."])
+    assert said_it >= W.WEIGH_LEAST and said_it > other_name + 2 and said_it > other_command + 2
+    silent = whisper.model.weigh_silent(heard, "Hostages Bob and Carol.")
+    assert said_it - silent >= W.WEIGH_EVIDENCE, "the audio, not the prompt, makes it likely"
+    assert whisper.model.weigh_silent(heard, "Hostages Bob and Carol.") == silent, "kept"
+    # Whisper wrote "Hostage is a bump and Carol.": pocketsphinx's words are the hint that names Bob.
+    assert whisper.weigh(["hostages bob and carol"]).text == "hostages bob and carol"
+    assert whisper.weigh(["hostages alice"]).text == "", "the nearest commands to a wrong hint are all unlikely"
+
+
+@needs_model
+def test_the_model_hears_as_faster_whisper_s_transcribe_does(whisper: W.WhisperRecognizer, grammar: Any,
+                                                             tmp_path: Path) -> None:
+    audio = said("I appoint Carol as leader", tmp_path) + np.random.default_rng(1).normal(0, 0.02, 1).astype(
+        np.float32)
+    whisper.expect(grammar, ROSTER, ["appoint", "pause"])
+    heard = whisper.model.hear(audio, whisper.prompt)
+    segments, _ = whisper.model.whisper.transcribe(
+        audio, language="en", beam_size=1, temperature=0.0, max_new_tokens=W.MAX_TOKENS, without_timestamps=True,
+        condition_on_previous_text=False, initial_prompt=whisper.prompt, vad_filter=False)
+    segments = list(segments)
+    assert heard.text == " ".join(s.text.strip() for s in segments).strip()
+    assert heard.certainty == pytest.approx(np.exp(min(s.avg_logprob for s in segments)), rel=1e-4)

@@ -8,7 +8,10 @@ only when the game's own parser reads it, whole, as a command that fits the phas
 (``Grammar.parse``), and when Whisper was sure enough of it (``CONFIDENCE``). So it adds commands pocketsphinx missed
 and rarely a wrong one. A command pocketsphinx heard is heard by Whisper too: its grammar makes a command of any
 talk that sounds a little like one ("repeat" in "we should swap Grace for Dave"), and Whisper's free words show
-when it was talk (``SecondOpinion``, ``other_words``).
+when it was talk (``SecondOpinion``, ``other_words``). Where neither gave a command, Whisper weighs the phase's
+commands nearest what both wrote against the same audio (``WhisperRecognizer.weigh``): in babble its free words
+are often a command misspelt ("Our hostage is a Remy, Beatrix, ..."), which its own decoder scores nearly as likely
+as the command said, and far likelier than after silence.
 
 The model is OpenAI's Whisper base (MIT), as Systran converted it for CTranslate2 (``Systran/faster-whisper-base``,
 revision ebe41f70). It comes from PyPI in two wheels, because PyPI takes files of at most 100 MB
@@ -25,6 +28,7 @@ import importlib.util
 import os
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,11 +72,25 @@ VETO_LONGER = 3.0
 """Whisper's words are others than pocketsphinx's command when they hold less than this share of its letters, or
 this many times as many words (``other_words``)."""
 
-VETO_WORD = 0.6
-"""...or when no word of the command but a name is this much alike (``difflib``'s ratio) to a word Whisper wrote."""
-
 NEGATIONS = frozenset({"not", "no", "nope", "never", "isn't", "aren't", "wasn't", "don't", "doesn't", "won't",
                        "can't", "didn't"})
+
+WEIGHED = 3
+"""How many commands nearest what was heard Whisper weighs, besides the words heard that parse whole: each costs a
+pass of Whisper's decoder (about 0.1 s on two x86 cores). On the dev split, 30 of the 34 right commands that
+weighing gave were a hint or among its 3 nearest commands."""
+
+WEIGH_LEAST = -2.0
+WEIGH_EVIDENCE = 2.0
+WEIGH_BEHIND = 0.8
+"""A weighed command counts when the mean log-probability of its tokens is at least ``WEIGH_LEAST``, at least
+``WEIGH_EVIDENCE`` above its mean after silence, and at most ``WEIGH_BEHIND`` below that of Whisper's own words
+(``WhisperRecognizer.weigh``). Chosen on the dev split (docs/benchmarks/changes.md): no false accept in its
+hour of party audio, and at 12 dB babble 15 more of 126 commands right with no more wrong."""
+
+NO_SPEECH = 0.6
+"""faster-whisper's ``no_speech_threshold``: above it, with a mean token log-probability of -1 or less, Whisper
+wrote nothing."""
 
 MAX_TOKENS = 48
 """The most tokens Whisper may write for one utterance: the longest command ("we choose Cedric and Delia and Paul
@@ -189,18 +207,24 @@ def _repeats_a_name(parsed: Parsed) -> bool:
     return any(isinstance(v, list) and len(v) != len({str(x).lower() for x in v}) for v in parsed.slots.values())
 
 
+def _written(text: str) -> str:
+    """A command as Whisper writes a sentence: a capital, and a full stop (its tokens for "hostages" and
+    "Hostages" differ, and it finds the first far less likely at the start of an utterance)."""
+    return text[:1].upper() + text[1:] + "."
+
+
 def _words(text: str) -> str:
     """``text`` as the parser reads a transcript: its words, lowercase, one space apart."""
     return " ".join(normalize(text)).lower()
 
 
-def other_words(command: str, written: str, names: Sequence[str] = ()) -> bool:
+def other_words(command: str, written: str) -> bool:
     """Whether Whisper's words ``written`` are not the ``command`` pocketsphinx heard in the same utterance: they
     hold less than ``VETO_COVERAGE`` of its letters, in order, or ``VETO_LONGER`` times as many words, or a
-    negation it lacks, or none of its words but the players' ``names`` (no word of theirs ``VETO_WORD`` alike).
-    Party talk that pocketsphinx heard as a short command is the second ("repeat" in "we should swap Grace for
-    Dave"), talk about the game the third ("Grace is the bomber" in "Grace is not the bomber"), talk about the
-    players the fourth ("I send Grace" in "Frank and Grace are")."""
+    negation it lacks. Party talk that pocketsphinx heard as a short command is the second ("repeat" in "we should
+    swap Grace for Dave"), talk about the game the third ("Grace is the bomber" in "Grace is not the bomber").
+    (A fourth way, no word like the command's own but the names, was tried and removed: Whisper wrote flite slt's
+    "Frank accepts" as "Frank, Jacksep." three times in a row, and a whole game lost its leader; changes.md.)"""
     said_line, wrote_line = _words(command), _words(written)
     said, wrote = said_line.split(), wrote_line.split()
     if not wrote:
@@ -208,11 +232,7 @@ def other_words(command: str, written: str, names: Sequence[str] = ()) -> bool:
     matcher = difflib.SequenceMatcher(None, said_line, wrote_line, autojunk=False)
     held = sum(block.size for block in matcher.get_matching_blocks()) / max(len(said_line), 1)
     negated = not NEGATIONS.isdisjoint(wrote) and NEGATIONS.isdisjoint(said)
-    named = {name.lower() for name in names}
-    own = [word for word in said if word not in named]
-    unlike = bool(own) and all(max(difflib.SequenceMatcher(None, word, other).ratio() for other in wrote) < VETO_WORD
-                               for word in own)
-    return held < VETO_COVERAGE or len(wrote) >= VETO_LONGER * max(len(said), 1) or negated or unlike
+    return held < VETO_COVERAGE or len(wrote) >= VETO_LONGER * max(len(said), 1) or negated
 
 
 def _same_slots(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -220,6 +240,96 @@ def _same_slots(a: dict[str, Any], b: dict[str, Any]) -> bool:
         return sorted(str(x).lower() for x in v) if isinstance(v, list) else str(v).lower()
 
     return a.keys() == b.keys() and all(key(a[k]) == key(b[k]) for k in a)
+
+
+@dataclass(frozen=True)
+class Heard:
+    """Whisper's words for one utterance, their certainty (``exp`` of the mean token log-probability, as
+    faster-whisper's ``avg_logprob``) and mean token log-probability, and what the model needs to weigh other
+    sentences against the same audio (``FasterWhisper.weigh``)."""
+
+    text: str
+    certainty: float
+    logprob: float = 0.0
+    audio: Any = None
+
+
+class FasterWhisper:
+    """Whisper on faster-whisper's CTranslate2 model: ``hear`` decodes an utterance as ``WhisperModel.transcribe``
+    does with the options of this module (one greedy pass, no timestamps, the prompt, faster-whisper's suppressed
+    tokens and no-speech rule), and keeps the encoder's output, so that ``weigh`` scores sentences against the
+    same audio for the cost of the decoder alone."""
+
+    def __init__(self, directory: Path, *, threads: int = 2) -> None:
+        try:
+            from faster_whisper import WhisperModel
+            from faster_whisper.tokenizer import Tokenizer
+            from faster_whisper.transcribe import get_suppressed_tokens
+        except ImportError as exc:
+            raise WhisperModelError(f"faster-whisper is not installed: {INSTALL}") from exc
+        self.whisper = WhisperModel(str(directory), device="cpu", compute_type="int8", cpu_threads=threads,
+                                    local_files_only=True)
+        self.tokenizer = Tokenizer(self.whisper.hf_tokenizer, self.whisper.model.is_multilingual,
+                                   task="transcribe", language="en")
+        self.suppressed = list(get_suppressed_tokens(self.tokenizer, [-1]))
+        self._silence: tuple[Any, int] | None = None  # the encoder's output for a second of silence
+        self._silent: dict[tuple[tuple[int, ...], str], float] = {}
+
+    def _start(self, prompt: str) -> list[int]:
+        """The decoder's first tokens: the prompt's last 223 (faster-whisper's ``get_prompt``), then English,
+        transcribe, no timestamps."""
+        tokens = self.tokenizer.encode(" " + prompt.strip())[-(self.whisper.max_length // 2 - 1):] if prompt else []
+        return ([self.tokenizer.sot_prev, *tokens] if tokens else []) + [*self.tokenizer.sot_sequence,
+                                                                        self.tokenizer.no_timestamps]
+
+    def hear(self, audio: np.ndarray, prompt: str) -> Heard:
+        from faster_whisper.audio import pad_or_trim
+
+        features = self.whisper.feature_extractor(audio)
+        frames = min(features.shape[-1] - 1, self.whisper.feature_extractor.nb_max_frames)
+        encoded = self.whisper.encode(pad_or_trim(features[:, :frames]))
+        start = self._start(prompt)
+        result = self.whisper.model.generate(
+            encoded, [start], beam_size=1, max_length=len(start) + MAX_TOKENS, return_scores=True,
+            return_no_speech_prob=True, suppress_blank=True, suppress_tokens=self.suppressed)[0]
+        tokens = result.sequences_ids[0]
+        mean = float(result.scores[0])  # CTranslate2's score: the tokens' log-probability over their number
+        certainty = float(np.exp(mean * len(tokens) / (len(tokens) + 1)))  # faster-whisper's avg_logprob
+        if result.no_speech_prob > NO_SPEECH and np.log(certainty) <= -1.0:
+            return Heard("", float(np.exp(-30.0)), -30.0)  # faster-whisper's no-speech rule: nothing written
+        return Heard(self.tokenizer.decode(tokens).strip(), certainty, mean, (encoded, frames, start))
+
+    def weigh(self, heard: Heard, sentences: Sequence[str]) -> list[float]:
+        """Each sentence's mean token log-probability after the same prompt, against the utterance ``heard``. One
+        decoder pass each: a batch costs as much per sentence (the cross-attention over the encoder's 30 s is
+        computed again for every member)."""
+        if heard.audio is None:
+            return [-30.0] * len(sentences)
+        encoded, frames, start = heard.audio
+        return [self._mean(encoded, frames, start, sentence) for sentence in sentences]
+
+    def weigh_silent(self, heard: Heard, sentence: str) -> float:
+        """The same, against a second of silence: what the prompt alone makes of the sentence ("What can I say."
+        follows from "What" with no audio at all). Kept for the prompt, as the same commands come back."""
+        if heard.audio is None:
+            return -30.0
+        _, _, start = heard.audio
+        key = (tuple(start), sentence)
+        if key not in self._silent:
+            if self._silence is None:
+                from faster_whisper.audio import pad_or_trim
+
+                quiet = self.whisper.feature_extractor(np.zeros(RATE, np.float32))
+                self._silence = (self.whisper.encode(pad_or_trim(quiet[:, :-1])), quiet.shape[-1] - 1)
+            if len(self._silent) >= 512:
+                self._silent.clear()
+            self._silent[key] = self._mean(*self._silence, start, sentence)
+        return self._silent[key]
+
+    def _mean(self, encoded: Any, frames: int, start: list[int], sentence: str) -> float:
+        tokens = self.tokenizer.encode(" " + sentence.strip())
+        result = self.whisper.model.align(encoded, start, [tokens], frames)[0]
+        return float(np.mean(np.log(np.maximum(result.text_token_probs, 1e-30))))
 
 
 class WhisperRecognizer:
@@ -231,19 +341,12 @@ class WhisperRecognizer:
     name = "whisper"
 
     def __init__(self, directory: Path | None = None, *, threads: int = 2, model: Any = None) -> None:
-        if model is None:
-            try:
-                from faster_whisper import WhisperModel
-            except ImportError as exc:
-                raise WhisperModelError(f"faster-whisper is not installed: {INSTALL}") from exc
-            model = WhisperModel(str(directory or model_dir()), device="cpu", compute_type="int8",
-                                 cpu_threads=threads, local_files_only=True)
-        self.model = model
+        self.model = model if model is not None else FasterWhisper(directory or model_dir(), threads=threads)
         self.grammar: Grammar | None = None
         self.roster: list[str] = []
         self.intents: list[str] | None = None
         self.prompt = ""
-        self._last: tuple[tuple[int, bytes], tuple[str, float]] | None = None
+        self._last: tuple[tuple[int, bytes], Heard] | None = None
 
     def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
         self.grammar, self.roster = grammar, list(roster)
@@ -252,6 +355,10 @@ class WhisperRecognizer:
 
     def transcribe(self, samples: np.ndarray, rate: int) -> tuple[str, float]:
         """Whisper's words for the utterance and its certainty (0-1)."""
+        heard = self._hear(samples, rate)
+        return heard.text, heard.certainty
+
+    def _hear(self, samples: np.ndarray, rate: int) -> Heard:
         data = np.asarray(samples, np.float32).reshape(-1)
         if rate != RATE:  # Whisper's features are 16 kHz's, as pocketsphinx's are
             data = Clip(data, rate).resample(RATE).samples
@@ -260,15 +367,9 @@ class WhisperRecognizer:
             return self._last[1]
         # One greedy pass (no temperature fallback: its retries decode babble up to six times), and no more
         # tokens than the longest command takes: on babble Whisper can repeat a phrase to its 448-token limit.
-        segments, _ = self.model.transcribe(data, language="en", beam_size=1, temperature=0.0,
-                                            max_new_tokens=MAX_TOKENS, without_timestamps=True,
-                                            condition_on_previous_text=False, initial_prompt=self.prompt,
-                                            vad_filter=False)
-        segments = list(segments)
-        text = " ".join(s.text.strip() for s in segments).strip()
-        certainty = float(np.exp(min((s.avg_logprob for s in segments), default=-30.0)))
-        self._last = (key, (text, certainty))
-        return text, certainty
+        heard = self.model.hear(data, self.prompt)
+        self._last = (key, heard)
+        return heard
 
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
         if self.grammar is None:
@@ -282,10 +383,34 @@ class WhisperRecognizer:
             return Transcript(words, certainty)
         return Transcript("", certainty, guess=words if fits else "")
 
+    def weigh(self, hints: Sequence[str]) -> Transcript:
+        """The command of the phase nearest what was heard of the last utterance (``hints``: pocketsphinx's
+        words, and Whisper's own) that Whisper itself finds likely in it. Each of ``Grammar.nearest``'s commands is
+        scored against the audio (the mean log-probability of its tokens, ``FasterWhisper.weigh``); the likeliest
+        counts when it scores ``WEIGH_LEAST`` or more, ``WEIGH_EVIDENCE`` more than against silence (the audio's
+        own part in it), and at most ``WEIGH_BEHIND`` below Whisper's own words. In babble Whisper writes "Our
+        hostage is a Remy, Beatrix, Cedric, Delia, and Paul." and "Room a release the press agenda.", and finds
+        the commands said nearly as likely; "What can I say." it finds likely after any "I'm not sure.", but as
+        likely after silence."""
+        if self.grammar is None or self._last is None or not self._last[1].text:
+            return Transcript("", 0.0 if self._last is None else self._last[1].certainty)  # no speech, no command
+        heard = self._last[1]
+        options = [(text, parsed) for text, parsed in
+                   self.grammar.nearest([*hints, heard.text], self.roster, self.intents, most=WEIGHED)
+                   if not _repeats_a_name(parsed)]
+        if not options:
+            return Transcript("", heard.certainty)
+        weights = self.model.weigh(heard, [_written(text) for text, _ in options])
+        said, text = max(zip(weights, (text for text, _ in options), strict=True), key=lambda w: w[0])
+        if (said >= WEIGH_LEAST and said >= heard.logprob - WEIGH_BEHIND
+                and said - self.model.weigh_silent(heard, _written(text)) >= WEIGH_EVIDENCE):
+            return Transcript(_words(text), float(np.exp(said)))
+        return Transcript("", heard.certainty)
+
     @property
     def words(self) -> str:
         """Whisper's words for the last utterance, whatever they are."""
-        return "" if self._last is None else self._last[1][0]
+        return "" if self._last is None else self._last[1].text
 
     def agrees(self, text: str) -> bool:
         """Whether Whisper's words for the last utterance (at any certainty) are the command ``text`` (another
@@ -307,14 +432,18 @@ class WhisperRecognizer:
 class SecondOpinion:
     """A recognizer (pocketsphinx: ``ByNoiseLevel`` or one model) whose every utterance is heard again by
     ``second`` (``WhisperRecognizer``). Where the first heard no command, Whisper's command counts. Where it heard
-    one, Whisper checks it (``_checked``; not with ``veto`` None). Not over the moderator's own voice: what the
+    one, Whisper checks it (``_checked``; not with ``veto`` None). Where that leaves no command, Whisper weighs the
+    commands nearest what both heard (``WhisperRecognizer.weigh``; not with ``weigh`` False, and ``weighed`` says
+    it gave the command). Not over the moderator's own voice: what the
     echo canceller leaves of it is speech Whisper would write down. Everything else is the first recognizer's:
     streaming, made-up pronunciations, the scores behind the last decode. ``chosen`` says "whisper" when the
     second opinion gave the command; ``vetoed`` says it dropped the first one's."""
 
-    def __init__(self, first: Any, second: WhisperRecognizer, *, veto: float | None = VETO) -> None:
+    def __init__(self, first: Any, second: WhisperRecognizer, *, veto: float | None = VETO,
+                 weigh: bool = True) -> None:
         self.first, self.second = first, second
-        self.veto = veto
+        self.veto, self.weigh = veto, weigh
+        self.weighed = False
         self.name = first.name
         self.over_the_moderator = False
         self.by_second = False
@@ -335,16 +464,24 @@ class SecondOpinion:
         if hasattr(self.first, "over_the_moderator"):
             self.first.over_the_moderator = self.over_the_moderator
         heard = self.first.recognize(samples, rate)
-        self.by_second = self.vetoed = False
+        self.by_second = self.vetoed = self.weighed = False
         if self.over_the_moderator or (heard.text and self.veto is None):
             return heard
         other = self.second.recognize(samples, rate)
         if heard.text:
-            return self._checked(heard, other)
-        if not other.text:
+            kept = self._checked(heard, other)
+            if kept.text or not self.weigh:
+                return kept
+        elif other.text:
+            self.by_second = True
+            return other
+        elif not self.weigh:
             return heard
-        self.by_second = True
-        return other
+        weighed = self.second.weigh([heard.text, heard.guess])
+        if not weighed.text:
+            return Transcript("", heard.confidence) if self.vetoed else heard
+        self.by_second = self.weighed = True
+        return weighed
 
     def _checked(self, heard: Transcript, other: Transcript) -> Transcript:
         """pocketsphinx's command, as Whisper heard the same utterance: kept when Whisper heard the same command;
@@ -356,13 +493,13 @@ class SecondOpinion:
         if other.text:
             self.by_second = True
             return other
-        if other.confidence >= (self.veto or 0.0) and other_words(heard.text, self.second.words, self.second.roster):
+        if other.confidence >= (self.veto or 0.0) and other_words(heard.text, self.second.words):
             self.vetoed = True
             return Transcript("", heard.confidence)
         return heard
 
     def fork(self) -> SecondOpinion:
-        return SecondOpinion(self.first.fork(), self.second.fork(), veto=self.veto)
+        return SecondOpinion(self.first.fork(), self.second.fork(), veto=self.veto, weigh=self.weigh)
 
     def close(self) -> None:
         self.first.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import heapq
 import itertools
 import random
 import re
@@ -27,6 +29,11 @@ from moderator.speech.template import (
     slots,
     to_regex,
 )
+
+NAME_LIKE = 0.6
+"""How alike (``difflib``'s ratio) a written word must be to a player's name to be taken for one in a list
+(``Grammar.nearest``): Whisper spells a name it does not know its own way ("Villia" for Delia, "Grays" for Grace).
+A common word taken for a name ("have" for Dave) costs only a command weighed and found unlikely."""
 
 MAX_LISTED = 5
 """The most names a ``players`` slot takes: the largest hostage count."""
@@ -238,6 +245,56 @@ class Grammar:
         samples.setdefault("number", []).extend((str(v), v) for v in self.lists.get("number", {}) if isinstance(v, int))
         return samples
 
+    def nearest(self, hints: Sequence[str], roster: Sequence[str], intents: Iterable[str] | None = None, *,
+                most: int = 6) -> list[tuple[str, Parsed]]:
+        """The commands nearest what a recognizer wrote (``hints``), for another recognizer to weigh: each hint
+        that parses whole first, then up to ``most`` other commands, the nearest first (``difflib``'s ratio of their
+        letters to a hint's). Names come in roster spelling. A ``player`` slot is tried with every name; a
+        ``players`` list holds the names found in the hints (a word of theirs ``NAME_LIKE`` alike), in order,
+        or one of them, or one of the roster when none was found."""
+        wanted = [i for i in (self.intents if intents is None else intents) if i in self.intents]
+        lines = [" ".join(normalize(h)).lower() for h in hints if normalize(h)]
+        names = list(dict.fromkeys(roster))
+        out: list[tuple[str, Parsed]] = []
+        for line in dict.fromkeys(lines):
+            parsed = self.parse(line, roster)
+            if isinstance(parsed, Parsed) and parsed.intent in wanted:
+                words = _spelled(line, names)
+                out.append((words, Parsed(parsed.intent, parsed.slots, words)))
+        if not lines:
+            return out
+        found = [_names_in(line, names) for line in lines]
+        lists = {tuple(named) for named in found if len(named) > 1}
+        samples = self._samples(roster)
+        samples["players"] = [(f" {self.joiners[0]} ".join(named), list(named)) for named in sorted(lists)] + [
+            (name, [name]) for name in (dict.fromkeys(n for named in found for n in named) or names)]
+        matchers = []
+        for line in dict.fromkeys(lines):
+            matchers.append(difflib.SequenceMatcher(None, autojunk=False))
+            matchers[-1].set_seq2(line)  # the matcher keeps what it learnt of the hint for every sentence
+        best: dict[tuple[str, str], tuple[float, Parsed]] = {}
+        kept: list[float] = []  # the best likenesses so far, as a heap
+        for template in self._ordered:
+            if template.intent not in wanted:
+                continue
+            for text, values in sentences(template.tree, samples, None, random.Random(0)):
+                near = bar = kept[0] if len(kept) > most + len(out) else 0.0
+                for matcher in matchers:  # a sentence that cannot beat the kept ones is not measured
+                    matcher.set_seq1(text.lower())
+                    if matcher.real_quick_ratio() > near and matcher.quick_ratio() > near:
+                        near = max(near, matcher.ratio())
+                if near <= bar:
+                    continue
+                heapq.heappush(kept, near)
+                if len(kept) > most + len(out) + 1:
+                    heapq.heappop(kept)
+                key = (template.intent, repr(sorted(values.items())))
+                if key not in best or best[key][0] < near:
+                    best[key] = (near, Parsed(template.intent, values, text))
+        taken = {(p.intent, repr(sorted(p.slots.items()))) for _, p in out}
+        ranked = sorted((v for k, v in best.items() if k not in taken), key=lambda v: -v[0])
+        return out + [(parsed.text, parsed) for _, parsed in ranked[:most]]
+
     # -- parsing --------------------------------------------------------------------
 
     def parse(self, text: str, roster: Sequence[str]) -> Parsed | NoParse:
@@ -357,3 +414,24 @@ def load_grammar(lang: str = "en", game: str = "two_rooms") -> Grammar:
     if not re.fullmatch(r"[a-z0-9_]+", game):
         raise GrammarError(f"{game!r} is not a game name such as 'room25'")
     return Grammar.from_file(GRAMMARS / (f"{lang}.yaml" if game == "two_rooms" else f"{game}.{lang}.yaml"))
+
+
+def _names_in(line: str, roster: Sequence[str]) -> list[str]:
+    """The players of ``roster`` named in ``line`` (lowercase words), each once, in the order first named: a run of
+    as many words as the name has, ``NAME_LIKE`` alike to it."""
+    found: list[str] = []
+    words = line.split()
+    for i in range(len(words)):
+        near = [(difflib.SequenceMatcher(None, " ".join(words[i : i + len(name.split())]), name.lower()).ratio(), name)
+                for name in roster if i + len(name.split()) <= len(words)]
+        likeness, name = max(near, default=(0.0, ""))
+        if likeness >= NAME_LIKE and name not in found:
+            found.append(name)
+    return found
+
+
+def _spelled(line: str, roster: Sequence[str]) -> str:
+    """``line`` (lowercase words) with the players' names in roster spelling, the longest names first."""
+    for name in sorted(roster, key=len, reverse=True):
+        line = re.sub(rf"(?<![\w']){re.escape(name.lower())}(?![\w'])", name, line)
+    return line
