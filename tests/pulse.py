@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -51,6 +52,18 @@ from benchmarks.pulse_bench import pulse_bench as _null_sinks
 RECORD_RATE = 16000
 #: How much later than ``echo_delay`` a sink's sound reaches an echoing microphone (measured: 0.5-2.5 ms, 6 at worst).
 ECHO_PATH_LATENCY = 0.002
+
+
+def dump_threads(proc: subprocess.Popen[str]) -> None:
+    """Make a stuck subprocess started with ``bench.env`` (``PYTHONFAULTHANDLER``) write every thread's stack to its
+    stderr and end: what a test shows when the subprocess does not end as it should."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGABRT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 @dataclass
@@ -384,4 +397,5 @@ def pulse_bench() -> Iterator[PulseBench]:
             sinks = stack.enter_context(_null_sinks())
         except PulseMissing as exc:
             pytest.skip(str(exc))
-        yield PulseBench(sinks.home, sinks.env, sinks.sinks)
+        # PYTHONFAULTHANDLER: a subprocess that hangs can be made to show where (``dump_threads``).
+        yield PulseBench(sinks.home, {**sinks.env, "PYTHONFAULTHANDLER": "1"}, sinks.sinks)

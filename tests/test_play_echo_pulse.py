@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pulse import PulseBench, decaying_ir
+from pulse import PulseBench, decaying_ir, dump_threads
 from test_listen import PLAYERS, spoken
 
 from moderator.adapters.asr_whisper import installed as whisper_installed
@@ -110,6 +110,11 @@ class Play:
             self.proc.send_signal(signal.SIGINT)
         try:
             self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            dump_threads(self.proc)
+            for reader in self._readers:
+                reader.join(timeout=5)
+            raise AssertionError(f"play did not end within 20 s of Ctrl-C\n{self.report()}") from None
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()

@@ -18,7 +18,7 @@ import pytest
 from fake_recognizer import ScriptedRecognizer
 from fake_sd_in import FakeInSD
 from fakes import FakeAudioIn
-from pulse import PulseBench
+from pulse import PulseBench, dump_threads
 from test_listen import PLAYERS, padded, spoken
 
 from moderator import cli
@@ -202,7 +202,12 @@ def test_a_command_spoken_into_a_real_microphone_makes_the_game_react(bench: Pul
                 assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
                 time.sleep(0.05)  # waits for the subprocess to hear and write, not for a game timer
             proc.send_signal(signal.SIGINT)  # the host stops the game
-            proc.wait(timeout=20)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                dump_threads(proc)
+                raise AssertionError("play did not end within 20 s of Ctrl-C; its threads:\n"
+                                     f"{proc.stderr.read() if proc.stderr else ''}") from None
             out, err = proc.stdout.read(), proc.stderr.read() if proc.stderr else ""
         finally:
             if proc.poll() is None:
