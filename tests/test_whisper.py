@@ -282,6 +282,22 @@ def test_with_a_veto_words_near_the_command_leave_it(grammar: Any) -> None:
     assert not both.vetoed, "Whisper's spelling of a name it does not know is no other sentence"
 
 
+@pytest.mark.parametrize(("evidence", "stands"), [(W.EVIDENCE + 0.05, True), (W.EVIDENCE - 0.05, False)])
+def test_with_a_veto_a_command_stands_only_when_the_audio_makes_it_likelier_than_silence_does(
+        grammar: Any, evidence: float, stands: bool) -> None:
+    # Party talk that pocketsphinx heard as "repeat" and Whisper wrote "Please.": too short to be other words.
+    both = checked("repeat", "Please.", 0.9, grammar, likely={"Repeat.": -3.0}, silent={"Repeat.": -3.0 - evidence})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "repeat") is stands and both.vetoed is not stands
+    assert both.second.evidence("repeat") == pytest.approx(evidence)
+
+
+def test_with_a_veto_a_command_in_what_whisper_found_no_speech_in_is_no_command(grammar: Any) -> None:
+    both = checked("help", "", float(np.exp(-30.0)), grammar, likely={"Help.": -0.1})
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "" and both.vetoed
+    assert both.second.evidence("help") == 0.0
+
+
 @pytest.mark.parametrize(("command", "written", "other"), [
     ("repeat", "We should swap Grace for Dave.", True),  # a short command in a longer sentence
     ("help", "Bob.", True),
@@ -447,6 +463,16 @@ def test_the_real_model_weighs_the_command_said_above_its_neighbours(whisper: W.
     # Whisper wrote "Hostage is a bump and Carol.": pocketsphinx's words are the hint that names Bob.
     assert whisper.weigh(["hostages bob and carol"]).text == "hostages bob and carol"
     assert whisper.weigh(["hostages alice"]).text == "", "the nearest commands to a wrong hint are all unlikely"
+
+
+@needs_model
+def test_the_real_model_finds_evidence_for_a_command_said_and_none_in_talk(whisper: W.WhisperRecognizer,
+                                                                          grammar: Any, tmp_path: Path) -> None:
+    whisper.expect(grammar, ROSTER, ["repeat", "time", "pause"])
+    whisper.transcribe(said("how much time is left", tmp_path), 16000)
+    assert whisper.evidence("how much time is left") >= W.EVIDENCE
+    whisper.transcribe(said("we should swap grace for dave, and then we will see", tmp_path), 16000)
+    assert whisper.evidence("repeat") < W.EVIDENCE
 
 
 @needs_model

@@ -75,6 +75,14 @@ this many times as many words (``other_words``)."""
 NEGATIONS = frozenset({"not", "no", "nope", "never", "isn't", "aren't", "wasn't", "don't", "doesn't", "won't",
                        "can't", "didn't"})
 
+EVIDENCE = 1.0
+"""How much likelier the audio must make a command pocketsphinx heard, where Whisper neither wrote it nor wrote
+other words surely, than a second of silence does: the mean log-probability of its tokens against the audio less
+that against silence (``WhisperRecognizer.evidence``; 0 when Whisper wrote nothing). Chosen on the dev split
+(docs/benchmarks/changes.md): all 5 false accepts the check let through in 2 hours of party audio scored 0.24 or
+less ("repeat" written "Please.", "undo" in "Alice, you can't."), and 4 of the 260 right commands pocketsphinx heard
+in the four dev conditions less than 1.0."""
+
 WEIGHED = 3
 """How many commands nearest what was heard Whisper weighs, besides the words heard that parse whole: each costs a
 pass of Whisper's decoder (about 0.1 s on two x86 cores). On the dev split, 30 of the 34 right commands that
@@ -407,6 +415,15 @@ class WhisperRecognizer:
             return Transcript(_words(text), float(np.exp(said)))
         return Transcript("", heard.certainty)
 
+    def evidence(self, text: str) -> float:
+        """How much likelier the last utterance makes the command ``text`` than a second of silence does, as
+        Whisper weighs it (mean token log-probabilities, ``FasterWhisper.weigh``); 0 when Whisper wrote nothing
+        (no speech to weigh it against)."""
+        if self._last is None or not self._last[1].text:
+            return 0.0
+        heard, sentence = self._last[1], _written(text)
+        return self.model.weigh(heard, [sentence])[0] - self.model.weigh_silent(heard, sentence)
+
     @property
     def words(self) -> str:
         """Whisper's words for the last utterance, whatever they are."""
@@ -486,8 +503,9 @@ class SecondOpinion:
     def _checked(self, heard: Transcript, other: Transcript) -> Transcript:
         """pocketsphinx's command, as Whisper heard the same utterance: kept when Whisper heard the same command;
         Whisper's when it heard another one surely; dropped when Whisper, at a certainty of ``veto`` or more,
-        wrote other words (``other_words``); kept otherwise (Whisper lost in the noise, or near the command's
-        words: "we appoint one as leader" for Wanda)."""
+        wrote other words (``other_words``), or when the audio gives Whisper no evidence for it (less than
+        ``EVIDENCE``: "repeat" in party talk Whisper wrote "Please."); kept otherwise (Whisper lost in the noise,
+        or near the command's words: "we appoint one as leader" for Wanda)."""
         if self.second.agrees(heard.text):
             return heard
         if other.text:
@@ -495,6 +513,9 @@ class SecondOpinion:
             return other
         if other.confidence >= (self.veto or 0.0) and other_words(heard.text, self.second.words):
             self.vetoed = True
+            return Transcript("", heard.confidence)
+        if self.second.evidence(heard.text) < EVIDENCE:
+            self.vetoed = True  # the audio makes it no likelier than silence does: talk the grammar made a command of
             return Transcript("", heard.confidence)
         return heard
 
