@@ -292,6 +292,14 @@ def test_with_a_veto_a_command_stands_only_when_the_audio_makes_it_likelier_than
     assert both.second.evidence("repeat") == pytest.approx(evidence)
 
 
+def test_with_a_veto_a_command_whisper_wrote_most_of_stands_without_evidence(grammar: Any) -> None:
+    # flite kal's "start the game" in babble: the prompt's own example is nearly as likely after silence.
+    both = checked("start the game", "Heart of the game.", 0.6, grammar, likely={"Start the game.": -2.0},
+                   silent={"Start the game.": -2.2})
+    assert W.held("start the game", "Heart of the game.") >= W.SUPPORT_HELD > W.held("repeat", "Please.")
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "start the game" and not both.vetoed
+
+
 def test_with_a_veto_a_command_in_what_whisper_found_no_speech_in_is_no_command(grammar: Any) -> None:
     both = checked("help", "", float(np.exp(-30.0)), grammar, likely={"Help.": -0.1})
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "" and both.vetoed

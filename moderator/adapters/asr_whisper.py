@@ -75,13 +75,16 @@ this many times as many words (``other_words``)."""
 NEGATIONS = frozenset({"not", "no", "nope", "never", "isn't", "aren't", "wasn't", "don't", "doesn't", "won't",
                        "can't", "didn't"})
 
+SUPPORT_HELD = 0.6
 EVIDENCE = 1.0
-"""How much likelier the audio must make a command pocketsphinx heard, where Whisper neither wrote it nor wrote
-other words surely, than a second of silence does: the mean log-probability of its tokens against the audio less
-that against silence (``WhisperRecognizer.evidence``; 0 when Whisper wrote nothing). Chosen on the dev split
-(docs/benchmarks/changes.md): all 5 false accepts the check let through in 2 hours of party audio scored 0.24 or
-less ("repeat" written "Please.", "undo" in "Alice, you can't."), and 4 of the 260 right commands pocketsphinx heard
-in the four dev conditions less than 1.0."""
+"""A command pocketsphinx heard, where Whisper neither wrote it nor wrote other words surely, stands only with
+Whisper's support: its words hold ``SUPPORT_HELD`` of the command's letters or more ("Heart of the game." for
+"start the game"), or the audio makes the command likelier than a second of silence does by ``EVIDENCE`` or more
+(the mean log-probability of its tokens against the audio less that against silence:
+``WhisperRecognizer.evidence``). Where Whisper wrote nothing, it has none. Chosen on the dev split
+(docs/benchmarks/changes.md): the 5 false accepts the check let through in 2 hours of party audio had neither
+("repeat" written "Please.", "undo" in "Alice, you can't."), and 2 of the 260 right commands pocketsphinx heard in
+the four dev conditions neither."""
 
 WEIGHED = 3
 """How many commands nearest what was heard Whisper weighs, besides the words heard that parse whole: each costs a
@@ -233,14 +236,18 @@ def other_words(command: str, written: str) -> bool:
     swap Grace for Dave"), talk about the game the third ("Grace is the bomber" in "Grace is not the bomber").
     (A fourth way, no word like the command's own but the names, was tried and removed: Whisper wrote flite slt's
     "Frank accepts" as "Frank, Jacksep." three times in a row, and a whole game lost its leader; changes.md.)"""
-    said_line, wrote_line = _words(command), _words(written)
-    said, wrote = said_line.split(), wrote_line.split()
+    said, wrote = _words(command).split(), _words(written).split()
     if not wrote:
         return False
-    matcher = difflib.SequenceMatcher(None, said_line, wrote_line, autojunk=False)
-    held = sum(block.size for block in matcher.get_matching_blocks()) / max(len(said_line), 1)
     negated = not NEGATIONS.isdisjoint(wrote) and NEGATIONS.isdisjoint(said)
-    return held < VETO_COVERAGE or len(wrote) >= VETO_LONGER * max(len(said), 1) or negated
+    return held(command, written) < VETO_COVERAGE or len(wrote) >= VETO_LONGER * max(len(said), 1) or negated
+
+
+def held(command: str, written: str) -> float:
+    """The share of the letters of ``command`` that Whisper's words ``written`` hold, in order."""
+    said_line, wrote_line = _words(command), _words(written)
+    matcher = difflib.SequenceMatcher(None, said_line, wrote_line, autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks()) / max(len(said_line), 1)
 
 
 def _same_slots(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -424,6 +431,12 @@ class WhisperRecognizer:
         heard, sentence = self._last[1], _written(text)
         return self.model.weigh(heard, [sentence])[0] - self.model.weigh_silent(heard, sentence)
 
+    def supports(self, text: str) -> bool:
+        """Whether Whisper supports the command ``text`` it did not write for the last utterance: its words hold
+        ``SUPPORT_HELD`` of the command's letters, or the audio gives the command ``EVIDENCE``; never where it
+        wrote nothing."""
+        return bool(self.words) and (held(text, self.words) >= SUPPORT_HELD or self.evidence(text) >= EVIDENCE)
+
     @property
     def words(self) -> str:
         """Whisper's words for the last utterance, whatever they are."""
@@ -503,9 +516,9 @@ class SecondOpinion:
     def _checked(self, heard: Transcript, other: Transcript) -> Transcript:
         """pocketsphinx's command, as Whisper heard the same utterance: kept when Whisper heard the same command;
         Whisper's when it heard another one surely; dropped when Whisper, at a certainty of ``veto`` or more,
-        wrote other words (``other_words``), or when the audio gives Whisper no evidence for it (less than
-        ``EVIDENCE``: "repeat" in party talk Whisper wrote "Please."); kept otherwise (Whisper lost in the noise,
-        or near the command's words: "we appoint one as leader" for Wanda)."""
+        wrote other words (``other_words``), or gives it no support (``WhisperRecognizer.supports``: "repeat" in
+        party talk that Whisper wrote "Please."); kept otherwise (Whisper lost in the noise, or near the command's
+        words: "we appoint one as leader" for Wanda)."""
         if self.second.agrees(heard.text):
             return heard
         if other.text:
@@ -514,8 +527,8 @@ class SecondOpinion:
         if other.confidence >= (self.veto or 0.0) and other_words(heard.text, self.second.words):
             self.vetoed = True
             return Transcript("", heard.confidence)
-        if self.second.evidence(heard.text) < EVIDENCE:
-            self.vetoed = True  # the audio makes it no likelier than silence does: talk the grammar made a command of
+        if not self.second.supports(heard.text):
+            self.vetoed = True  # talk the grammar made a command of: Whisper's words and the audio are both against it
             return Transcript("", heard.confidence)
         return heard
 
