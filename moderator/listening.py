@@ -26,10 +26,10 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
     p.add_argument("--second-opinion", choices=("whisper",), default=None,
                    help="hear every utterance again with Whisper (base): where pocketsphinx heard no command, "
                    "Whisper's counts when the game's parser reads it whole; where it heard one, Whisper's other "
-                   "words drop it (party talk), as does audio that makes it no likelier than silence; where "
-                   "neither gave one, Whisper weighs the phase's commands nearest what both heard against the "
-                   "audio, and takes the likeliest when the audio, not the prompt, makes it likely. More commands "
-                   "in a loud room and fewer false ones "
+                   "words drop it (party talk), as do words that hold little of it over audio that makes it "
+                   "no likelier than silence; where neither gave one, Whisper weighs the phase's commands "
+                   "nearest what both heard against the audio, and takes the likeliest when the audio, not the "
+                   "prompt, makes it likely. More commands in a loud room and fewer false ones "
                    "(docs/benchmarks/second-opinion.md), each answered about 0.6 s later. Needs "
                    "pip install 'moderator[whisper]'")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
