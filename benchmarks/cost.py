@@ -196,7 +196,7 @@ def decoder_processes_mb(listener: Any) -> float:
     recs = [listener.recognizer, *listener.recognizers.values()]
     recs += [inner for r in recs for inner in (getattr(r, "quiet", None), getattr(r, "loud", None)) if inner]  # auto
     for rec in {id(r): r for r in recs}.values():
-        proc = getattr(getattr(rec, "_sphinx", None), "_proc", None)
+        proc = getattr(getattr(rec, "_sphinx", None), "process", None)
         if proc is not None:
             for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
                 if line.startswith("VmHWM:"):

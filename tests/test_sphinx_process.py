@@ -79,7 +79,8 @@ def test_the_worker_hears_exactly_what_the_game_process_hears(clips, worker_reco
 def test_a_forked_recognizer_has_a_worker_of_its_own(clips, worker_recognizer) -> None:
     fork = worker_recognizer.fork()
     try:
-        assert isinstance(fork._sphinx, DecoderProcess) and fork._sphinx._proc is not worker_recognizer._sphinx._proc
+        assert isinstance(fork._sphinx, DecoderProcess)
+        assert fork._sphinx.process is not worker_recognizer._sphinx.process
         fork.expect(load_grammar("en"), ROSTER)
         assert _heard(fork, clips[:2]) == _heard(worker_recognizer, clips[:2])
     finally:
@@ -88,14 +89,14 @@ def test_a_forked_recognizer_has_a_worker_of_its_own(clips, worker_recognizer) -
 
 def test_a_killed_or_closed_worker_is_replaced_with_its_words_and_grammars(clips, worker_recognizer) -> None:
     before = _heard(worker_recognizer, clips[:1])
-    proc = worker_recognizer._sphinx._proc
+    proc = worker_recognizer._sphinx.process
     assert proc is not None
     proc.kill()
     proc.wait()
     assert _heard(worker_recognizer, clips[:1]) == before
-    assert worker_recognizer._sphinx._proc is not proc
+    assert worker_recognizer._sphinx.process is not proc
     worker_recognizer.close()  # as a listener does once it has forked a recognizer per microphone
-    assert worker_recognizer._sphinx._proc is None
+    assert worker_recognizer._sphinx.process is None
     assert _heard(worker_recognizer, clips[:1]) == before
 
 
@@ -105,7 +106,7 @@ def test_a_grammar_the_worker_refuses_is_an_error_and_is_not_replayed() -> None:
         worker.add_word("zorblax", "Z AO R B L AE K S")
         with pytest.raises(DecoderError, match="refused the grammar"):
             worker.add_jsgf("bad", "#JSGF V1.0;\ngrammar g;\npublic <s> = quuxlet;\n")  # not in the dictionary
-        assert [request[0] for request in worker._setup] == ["add_word"]
+        assert [request[0] for request in worker._child._setup] == ["add_word"]
         worker.add_jsgf("good", "#JSGF V1.0;\ngrammar g;\npublic <s> = zorblax | bob;\n")
         assert worker.decode("good", np.zeros(16000, "<i2").tobytes()).frames > 0
     finally:
@@ -155,9 +156,9 @@ def test_ctrl_c_is_left_to_the_game(clips, worker_recognizer) -> None:
     import signal
 
     before = _heard(worker_recognizer, clips[:1])
-    proc = worker_recognizer._sphinx._proc
+    proc = worker_recognizer._sphinx.process
     proc.send_signal(signal.SIGINT)
     assert _heard(worker_recognizer, clips[:1]) == before
-    assert worker_recognizer._sphinx._proc is proc, "the same process answered"
+    assert worker_recognizer._sphinx.process is proc, "the same process answered"
     worker_recognizer.close()
     assert proc.wait(timeout=5) == 0, "and it ends when its pipe is closed"

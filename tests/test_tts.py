@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,7 +15,7 @@ import pytest
 from fakes import FakeSynth
 
 from moderator.adapters import tts
-from moderator.adapters.tts import EspeakCliSynth, Pyttsx3Synth, make_synthesizer
+from moderator.adapters.tts import EspeakCliSynth, Pyttsx3Process, Pyttsx3Synth, make_synthesizer
 from moderator.audio.clip import rms_db
 from moderator.errors import SynthesisError
 from moderator.ports import Synthesizer
@@ -20,6 +23,20 @@ from moderator.settings import VoiceSettings
 
 SENTENCE = "Round one. Three minutes. Each room sends one hostage."
 EN = VoiceSettings("en-us", 170, 1.0)
+FAKE_PYTTSX3 = Path(__file__).parent / "fake_pyttsx3"
+
+
+@pytest.fixture
+def fake_pyttsx3(monkeypatch):
+    """Makes the speech process import tests/fake_pyttsx3 instead of pyttsx3, doing what ``mode`` says (see its
+    docstring); this process's own pyttsx3 is untouched."""
+
+    def use(mode: str) -> None:
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(FAKE_PYTTSX3),
+                                                                        os.environ.get("PYTHONPATH")])))
+        monkeypatch.setenv("FAKE_PYTTSX3", mode)
+
+    return use
 
 
 class SynthesizerContract:
@@ -231,23 +248,78 @@ def test_a_hung_engine_times_out_then_fails_fast(monkeypatch):
     assert not synth.alive
 
 
+class TestPyttsx3Process(SynthesizerContract):
+    """What the game renders with: pyttsx3 in a process of its own, where a crash or a hang of libespeak-ng costs a
+    phrase at most, not the game."""
+
+    def make(self) -> Synthesizer:
+        return Pyttsx3Process()
+
+    def test_clips_are_at_espeaks_rate(self, synth):
+        assert synth.render("ok", EN).rate == 22050
+
+    def test_a_killed_process_is_replaced_at_the_next_render(self, synth):
+        before = synth.render("Hostages, please.", EN)
+        proc = synth.process
+        proc.send_signal(signal.SIGSEGV)
+        proc.wait()
+        after = synth.render("Hostages, please.", EN)
+        assert synth.process is not proc
+        assert abs(after.duration - before.duration) < 0.05
+
+    def test_close_ends_the_process(self, synth):
+        proc = synth.process
+        synth.close()
+        assert proc.wait(timeout=5) == 0
+        assert synth.process is None
+
+    def test_ctrl_c_is_left_to_the_game(self, synth):
+        proc = synth.process
+        proc.send_signal(signal.SIGINT)
+        assert synth.render("Still speaking.", EN).duration > 0.3
+        assert synth.process is proc, "the same process answered"
+
+
+def test_a_crash_in_the_middle_of_a_render_costs_one_retry(fake_pyttsx3, tmp_path):
+    marker = tmp_path / "crashed"
+    fake_pyttsx3(f"crash-once:{marker}")
+    synth = Pyttsx3Process()
+    try:
+        first = synth.process
+        clip = synth.render("crash", EN)  # the first process dies in it; a new one renders it
+        assert marker.exists(), "the first render really crashed its process"
+        assert first.wait(timeout=5) == -signal.SIGSEGV
+        assert clip.duration == pytest.approx(0.1, abs=0.01)
+        assert synth.render("and then more words", EN).duration == pytest.approx(0.4, abs=0.01)
+    finally:
+        synth.close()
+
+
+def test_a_hung_render_times_out_and_the_next_one_gets_a_new_process(fake_pyttsx3):
+    fake_pyttsx3("hang")
+    synth = Pyttsx3Process(timeout=1.0)
+    try:
+        hung = synth.process
+        with pytest.raises(SynthesisError, match="no answer within 1 s"):
+            synth.render("hang", EN)
+        assert hung.poll() is not None, "the hung process was stopped"
+        assert synth.render("speaking again", EN).duration == pytest.approx(0.2, abs=0.01)
+    finally:
+        synth.close()
+
+
 class TestMakeSynthesizer:
-    def test_auto_prefers_pyttsx3(self):
+    def test_auto_prefers_pyttsx3_in_a_process_of_its_own(self):
         warnings: list[str] = []
         synth = make_synthesizer("auto", warn=warnings.append)
         try:
-            assert isinstance(synth, Pyttsx3Synth)
+            assert isinstance(synth, Pyttsx3Process)
             assert warnings == []
         finally:
             synth.close()
 
-    def test_auto_falls_back_to_the_command_line_with_a_warning(self, monkeypatch):
-        import pyttsx3
-
-        def broken(*args, **kwargs):
-            raise RuntimeError("This means you probably do not have eSpeak or eSpeak-ng installed!")
-
-        monkeypatch.setattr(pyttsx3, "init", broken)
+    def test_auto_falls_back_to_the_command_line_with_a_warning(self, fake_pyttsx3):
+        fake_pyttsx3("init-error:This means you probably do not have eSpeak or eSpeak-ng installed!")
         warnings: list[str] = []
         synth = make_synthesizer("auto", warn=warnings.append)
         try:
@@ -260,20 +332,19 @@ class TestMakeSynthesizer:
             synth.close()
 
     def test_forced_engines(self):
-        for prefer, cls in [("pyttsx3", Pyttsx3Synth), ("espeak-ng", EspeakCliSynth)]:
+        for prefer, cls in [("pyttsx3", Pyttsx3Process), ("espeak-ng", EspeakCliSynth)]:
             synth = make_synthesizer(prefer)
             try:
                 assert isinstance(synth, cls)
             finally:
                 synth.close()
 
-    def test_neither_engine_says_what_to_install(self, monkeypatch):
-        import pyttsx3
-
-        monkeypatch.setattr(pyttsx3, "init", lambda *a, **k: (_ for _ in ()).throw(OSError("libespeak-ng.so.1")))
+    def test_neither_engine_says_what_to_install(self, fake_pyttsx3, monkeypatch):
+        fake_pyttsx3("oserror:libespeak-ng.so.1")
         monkeypatch.setenv("PATH", "/nonexistent")
         with pytest.raises(SynthesisError) as err:
             make_synthesizer("auto", warn=lambda _: None)
+        assert "libespeak-ng.so.1" in str(err.value)
         assert "libespeak-ng1" in str(err.value) and "apt-get install" in str(err.value)
         with pytest.raises(SynthesisError, match="espeak-ng program is not installed"):
             make_synthesizer("espeak-ng")

@@ -9,23 +9,23 @@ and 220 ms at a stretch for a long one. Meanwhile the sound card's callbacks, wh
 with 50 ms output blocks the card underruns, the moderator's voice clicks, and the echo canceller's reference
 slips. With the decoders in a child, the game's thread waits on a pipe, which frees the lock.
 
-The protocol is pickled ``(method, *args)`` tuples over the child's stdin, and ``("ok", value)`` or
-``("error", message)`` replies over its stdout, one at a time. The child imports pocketsphinx, not numpy or the
-game (only its error classes). If it dies (killed, out of memory), the next call starts a new one and replays
-the pronunciations and grammars it had been given, so a game never loses its recognizer to one crash.
+The calls go over a pipe (``moderator.adapters.child``). The child imports pocketsphinx, not numpy or the game
+(only its error classes). If it dies (killed, out of memory), the next call starts a new one and replays the
+pronunciations and grammars it had been given, so a game never loses its recognizer to one crash.
 """
 
 from __future__ import annotations
 
 import math
-import pickle
 import re
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
+from moderator.adapters import child
+from moderator.adapters.child import Child
 from moderator.errors import ModeratorError
 
 #: Filler words of the en-us model (``<sil>``, ``[NOISE]``, ``++BREATH++``, ``SIL``), which are not words said.
@@ -234,14 +234,17 @@ _SETUP = frozenset({"add_word", "add_jsgf", "open_stream"})
 
 
 class DecoderProcess:
-    """``Decoders`` in a child process, started at once; the same methods, each a round trip over a pipe."""
+    """``Decoders`` in a child process, started at once; the same methods, each a round trip over a pipe
+    (``moderator.adapters.child``)."""
 
     def __init__(self, hmm: str, dictionary: str) -> None:
-        self._args = (hmm, dictionary)
-        self._proc: subprocess.Popen[bytes] | None = None
-        #: The calls that set the child up, in order: replayed into a new child after a crash.
-        self._setup: list[tuple[Any, ...]] = []
-        self._running()
+        self._child = Child("moderator.adapters.sphinx", (hmm, dictionary), error=DecoderError,
+                            what="the decoding process", setup=_SETUP)
+
+    @property
+    def process(self) -> subprocess.Popen[bytes] | None:
+        """The child (None once closed, until a call starts a new one)."""
+        return self._child.process
 
     def lookup(self, word: str) -> str | None:
         return self._call("lookup", word)  # type: ignore[no-any-return]
@@ -275,104 +278,15 @@ class DecoderProcess:
 
     def close(self) -> None:
         """Stop the child (a later call starts a new one)."""
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        try:
-            _send(proc.stdin, ("close",))
-            proc.wait(timeout=2)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
+        self._child.close()
 
     def _call(self, *request: Any) -> Any:
-        """One round trip; a dead child is replaced (and set up again) once, then it is an error."""
-        for attempt in (1, 2):
-            proc = self._running()
-            try:
-                _send(proc.stdin, request)
-                status, value = pickle.load(proc.stdout)  # type: ignore[arg-type]
-            except (OSError, EOFError, pickle.UnpicklingError) as exc:
-                self._proc = None
-                proc.kill()
-                proc.wait()
-                if attempt == 2:
-                    raise DecoderError(f"the decoding process died twice ({exc!r})") from exc
-                continue
-            if status == "error":
-                raise DecoderError(value)
-            if request[0] in _SETUP:
-                self._setup.append(request)  # only once done: a refused grammar is not replayed
-            return value
-        raise AssertionError("unreachable")
-
-    def _running(self) -> subprocess.Popen[bytes]:
-        if self._proc is not None and self._proc.poll() is None:
-            return self._proc
-        try:
-            proc = subprocess.Popen([sys.executable, "-m", "moderator.adapters.sphinx", *self._args],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        except OSError as exc:
-            raise DecoderError(f"cannot start the decoding process: {exc}") from exc
-        try:
-            for request in (None, *self._setup):  # None: the child's first reply, once the model is loaded
-                if request is not None:
-                    _send(proc.stdin, request)
-                status, value = pickle.load(proc.stdout)  # type: ignore[arg-type]
-                if status == "error":
-                    raise DecoderError(value)
-        except (OSError, EOFError, pickle.UnpicklingError) as exc:
-            proc.kill()
-            proc.wait()
-            raise DecoderError(f"the decoding process failed to start ({exc!r})") from exc
-        except DecoderError:
-            proc.kill()
-            proc.wait()
-            raise
-        self._proc = proc
-        return proc
-
-
-def _send(stream: IO[bytes] | None, message: tuple[Any, ...]) -> None:
-    assert stream is not None
-    pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.flush()
-
-
-def serve(hmm: str, dictionary: str, requests: IO[bytes], replies: IO[bytes]) -> None:
-    """The child's loop: answer calls until ``close`` or the end of input."""
-    try:
-        decoders = Decoders(hmm, dictionary)
-    except DecoderError as exc:
-        _send(replies, ("error", str(exc)))
-        return
-    _send(replies, ("ok", None))
-    while True:
-        try:
-            method, *args = pickle.load(requests)
-        except EOFError:
-            return
-        if method == "close":
-            return
-        try:
-            if method not in _CALLS:
-                raise DecoderError(f"unknown call {method!r}")
-            reply = ("ok", getattr(decoders, method)(*args))
-        except DecoderError as exc:
-            reply = ("error", str(exc))
-        except Exception as exc:
-            reply = ("error", f"{type(exc).__name__}: {exc}")
-        _send(replies, reply)
+        return self._child.call(*request)
 
 
 if __name__ == "__main__":
-    import signal
-
-    # Ctrl-C in the terminal reaches the whole process group: the game decides what it means (save, leave), and
-    # this child ends when the game closes its pipe.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Served from the imported module, not from ``__main__``, so that what it pickles (``Decoded``) is the class
     # the parent knows.
     from moderator.adapters import sphinx
 
-    sphinx.serve(sys.argv[1], sys.argv[2], sys.stdin.buffer, sys.stdout.buffer)
+    child.main(lambda: sphinx.Decoders(sys.argv[1], sys.argv[2]), sphinx._CALLS, sphinx.DecoderError)

@@ -1,4 +1,12 @@
-"""Speech synthesis adapters: pyttsx3 (one worker thread owns the engine) and the espeak-ng command line.
+"""Speech synthesis adapters: pyttsx3 (in a process of its own, where one worker thread owns the engine) and the
+espeak-ng command line.
+
+libespeak-ng is native code in the game's process when pyttsx3 drives it: once, it crashed with a segmentation
+fault on the worker thread, in ``Synth``, and took the whole process down with it (a test run of the demo, not
+reproduced since). A game must not end with its voice, so the game renders with ``Pyttsx3Process``: the
+``Pyttsx3Synth`` below, served in a child process (``moderator.adapters.child``). A crash there costs one retry of
+the phrase in a new process; a run loop that hangs costs the timeout and a new process, not the voice for the rest
+of the game. The price is one process (about 30 MB) and a pickled clip per phrase over a pipe.
 
 pyttsx3 on Linux, as read from its 2.99 source and its issue tracker, and what follows here:
 
@@ -48,6 +56,8 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
+from moderator.adapters import child
+from moderator.adapters.child import Child
 from moderator.audio.clip import AudioError, Clip
 from moderator.errors import SynthesisError
 from moderator.ports import Synthesizer
@@ -296,6 +306,44 @@ class Pyttsx3Synth:
         raise SynthesisError(f"pyttsx3 wrote no audio for {request.text!r} twice{why}")
 
 
+class Pyttsx3Process:
+    """``Pyttsx3Synth`` in a child process (see the module docstring); the same renders, each a round trip."""
+
+    name = Pyttsx3Synth.name
+
+    def __init__(self, timeout: float = 10.0) -> None:
+        """Start the child and its engine.
+
+        Args:
+            timeout: Seconds a render (and the child's start) may take; past it the child is stopped and the
+                next render starts a new one. The child's own worker waits a little longer, so this comes first.
+
+        Raises:
+            SynthesisError: The child could not start, or pyttsx3 or libespeak-ng is missing there.
+        """
+        self.timeout = timeout
+        self._closed = False
+        self._child = Child("moderator.adapters.tts", (str(timeout + 5.0),), error=SynthesisError,
+                            what="the speech process", start_timeout=timeout)
+
+    @property
+    def process(self) -> subprocess.Popen[bytes] | None:
+        """The child (None once closed or stopped, until a render starts a new one)."""
+        return self._child.process
+
+    def render(self, text: str, voice: VoiceSettings) -> Clip:
+        """Synthesize ``text``; any thread may call (renders are served one at a time)."""
+        _check_text(text)
+        if self._closed:
+            raise SynthesisError("pyttsx3 synthesizer is closed")
+        return self._child.call("render", text, voice, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Stop the child; later renders fail. Idempotent."""
+        self._closed = True
+        self._child.close()
+
+
 class EspeakCliSynth:
     """The ``espeak-ng`` command line: one process per utterance, writing a WAV file."""
 
@@ -379,13 +427,13 @@ def make_synthesizer(prefer: str = "auto", warn: Callable[[str], None] = _to_std
         SynthesisError: The chosen engine, or with ``auto`` both engines, do not work.
     """
     if prefer == "pyttsx3":
-        return _started(Pyttsx3Synth)
+        return _started(Pyttsx3Process)
     if prefer == "espeak-ng":
         return _started(EspeakCliSynth)
     if prefer != "auto":
         raise SynthesisError(f"unknown speech engine {prefer!r}: choose auto, pyttsx3 or espeak-ng")
     try:
-        return _started(Pyttsx3Synth)
+        return _started(Pyttsx3Process)
     except Exception as exc:
         reason = str(exc.__cause__ or exc)  # the library's own words, not our wrapping
     try:
@@ -397,3 +445,10 @@ def make_synthesizer(prefer: str = "auto", warn: Callable[[str], None] = _to_std
         raise SynthesisError(message) from exc
     warn(f"pyttsx3 is unavailable ({reason}); speaking with the espeak-ng command line instead")
     return synth
+
+
+if __name__ == "__main__":
+    # Served from the imported module, so that what it pickles (``Clip``) and raises are the classes the game knows.
+    from moderator.adapters import tts
+
+    child.main(lambda: tts.Pyttsx3Synth(timeout=float(sys.argv[1])), {"render"}, SynthesisError)

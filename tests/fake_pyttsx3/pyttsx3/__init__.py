@@ -1,0 +1,77 @@
+"""A stand-in for pyttsx3, imported by the speech process (``moderator.adapters.tts.Pyttsx3Process``) when a test
+puts this folder first on its PYTHONPATH. What it does is chosen by the environment variable ``FAKE_PYTTSX3``:
+
+- ``init-error:MESSAGE``: ``init`` raises RuntimeError(MESSAGE), as pyttsx3 does without libespeak-ng;
+- ``oserror:MESSAGE``: ``init`` raises OSError(MESSAGE);
+- ``crash-once:PATH``: the first render of "crash" (while PATH does not exist) ends the process with a segmentation
+  fault, as libespeak-ng once did; every other render writes a tone;
+- ``hang``: a render of "hang" never returns; every other render writes a tone;
+- anything else: every render writes a tone.
+
+The tone is 0.1 s per word, so that a longer text gives a longer clip.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import struct
+import time
+import wave
+from pathlib import Path
+from typing import Any
+
+MODE = os.environ.get("FAKE_PYTTSX3", "")
+
+
+class _Voice:
+    id = "gmw/en-us"
+    languages = ("en-us",)
+
+
+class _Engine:
+    def __init__(self) -> None:
+        self._job: tuple[str, str] | None = None
+
+    def getProperty(self, name: str) -> Any:
+        assert name == "voices"
+        return [_Voice()]
+
+    def connect(self, topic: str, cb: Any) -> dict:
+        return {"topic": topic, "cb": cb}
+
+    def disconnect(self, token: dict) -> None:
+        pass
+
+    def setProperty(self, name: str, value: Any) -> None:
+        pass
+
+    def save_to_file(self, text: str, path: str) -> None:
+        self._job = (text, path)
+
+    def runAndWait(self) -> None:
+        assert self._job is not None
+        text, path = self._job
+        if MODE.startswith("crash-once:") and text == "crash":
+            marker = Path(MODE.split(":", 1)[1])
+            if not marker.exists():
+                marker.touch()
+                os.kill(os.getpid(), signal.SIGSEGV)
+        if MODE == "hang" and text == "hang":
+            time.sleep(3600)
+        frames = int(0.1 * len(text.split()) * 22050)
+        with wave.open(path, "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(22050)
+            out.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(i / 10))) for i in range(frames)))
+
+
+def init(driver: str | None = None) -> _Engine:
+    kind, _, message = MODE.partition(":")
+    if kind == "init-error":
+        raise RuntimeError(message)
+    if kind == "oserror":
+        raise OSError(message)
+    return _Engine()
