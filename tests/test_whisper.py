@@ -328,6 +328,46 @@ def test_with_a_veto_another_command_whisper_is_sure_of_wins(grammar: Any) -> No
     assert both.chosen == "whisper"
 
 
+@pytest.mark.parametrize(("likely", "command"), [
+    ({"Hostage Carol.": -0.5, "Hostage Bob.": -2.5}, "hostage carol"),
+    ({"Hostage Carol.": -2.5, "Hostage Bob.": -0.5}, "hostage bob"),
+    ({"Hostage Carol.": -2.5, "Hostage Bob.": -2.6}, ""),
+])
+def test_with_a_veto_another_command_whisper_is_unsure_of_leaves_the_choice_to_the_weighing(
+        grammar: Any, likely: dict[str, float], command: str) -> None:
+    # "the president is Mia" heard by pocketsphinx as "the president is erin", and written by Whisper, unsure:
+    # its letters held most of pocketsphinx's command, which stood. Two commands, neither sure: weigh both.
+    both = checked("hostage bob", "Hostage Carol.", W.CONFIDENCE - 0.1, grammar, likely=likely)
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == command and both.vetoed
+    assert both.second.contradicts("hostage bob") and not both.second.contradicts("hostages carol")
+    assert both.second.model.weighed[:2] == ["Hostage Bob.", "Hostage Carol."]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("likely", "command"), [({"The president is Carol.": -0.4}, "the president is carol"),
+                                                ({}, "")])
+def test_with_a_veto_words_naming_only_other_players_leave_the_choice_to_the_weighing(
+        grammar: Any, likely: dict[str, float], command: str) -> None:
+    # espeak-ng's "the president is Alice" in 18 dB babble: pocketsphinx heard "the president is erin" (0.57) and
+    # Whisper wrote "The president and Alice." (0.83), most of its letters; a whole game's reveal went wrong.
+    both = checked("the president is bob", "The president and Carol.", 0.83, grammar, likely=likely)
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == command and both.vetoed
+    assert W.held("the president is bob", "The president and Carol.") >= W.SUPPORT_HELD, "it had support"
+
+
+@pytest.mark.parametrize(("first", "written"), [
+    ("hostage bob", "Hostages Bob and Bob."),  # a name twice is no command
+    ("hostages bob and carol", "Hostage Bob, please."),  # one of the command's names
+    ("pause the game", "Carol, pause the game."),  # the command names nobody
+    ("room a is ready", "Carol is ready."),  # nor does this one (its room is no player)
+])
+def test_with_a_veto_words_that_are_no_other_command_contradict_nothing(grammar: Any, first: str,
+                                                                         written: str) -> None:
+    both = checked(first, written, 0.3, grammar)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == first and not both.vetoed
+
+
 def test_with_a_veto_a_fork_checks_too(grammar: Any) -> None:
     room = checked("repeat", "We should get snacks.", 0.9, grammar).fork()
     room.expect(grammar, ROSTER)

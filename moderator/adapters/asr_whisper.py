@@ -218,6 +218,11 @@ def _repeats_a_name(parsed: Parsed) -> bool:
     return any(isinstance(v, list) and len(v) != len({str(x).lower() for x in v}) for v in parsed.slots.values())
 
 
+def _names(parsed: Parsed) -> set[str]:
+    """The values of a command's slots (the players it names among them)."""
+    return {str(x) for v in parsed.slots.values() for x in (v if isinstance(v, list) else [v])}
+
+
 def _written(text: str) -> str:
     """A command as Whisper writes a sentence: a capital, and a full stop (its tokens for "hostages" and
     "Hostages" differ, and it finds the first far less likely at the start of an utterance)."""
@@ -391,12 +396,17 @@ class WhisperRecognizer:
             raise RuntimeError("expect() first")
         text, certainty = self.transcribe(samples, rate)
         words = _words(text)
-        parsed = self.grammar.parse(words, self.roster) if words else None
-        fits = (isinstance(parsed, Parsed) and (self.intents is None or parsed.intent in self.intents)
-                and not _repeats_a_name(parsed))
+        fits = self._command(words) is not None
         if fits and certainty >= CONFIDENCE:
             return Transcript(words, certainty)
         return Transcript("", certainty, guess=words if fits else "")
+
+    def _command(self, words: str) -> Parsed | None:
+        """``words`` as a whole command of the phase (the expected intents, no name twice), or None."""
+        parsed = self.grammar.parse(words, self.roster) if words and self.grammar is not None else None
+        fits = (isinstance(parsed, Parsed) and (self.intents is None or parsed.intent in self.intents)
+                and not _repeats_a_name(parsed))
+        return parsed if fits else None
 
     def weigh(self, hints: Sequence[str]) -> Transcript:
         """The command of the phase nearest what was heard of the last utterance (``hints``: pocketsphinx's
@@ -441,6 +451,19 @@ class WhisperRecognizer:
     def words(self) -> str:
         """Whisper's words for the last utterance, whatever they are."""
         return "" if self._last is None else self._last[1].text
+
+    def contradicts(self, text: str) -> bool:
+        """Whether Whisper's words for the last utterance, at any certainty, point at another command than ``text``
+        (another recognizer's transcript of the same utterance): they are a whole command of the phase, another one
+        ("Help." against "no"), or they name players of the room and none of those the command names ("The
+        president and Alice." against "the president is erin")."""
+        written = _words(self.words)
+        if self._command(written) is not None:
+            return not self.agrees(text)
+        command = self._command(_words(text))
+        named = {name for name in self.roster if f" {' '.join(normalize(name)).lower()} " in f" {written} "}
+        its = set() if command is None else _names(command) & set(self.roster)
+        return bool(its) and bool(named) and named.isdisjoint(its)
 
     def agrees(self, text: str) -> bool:
         """Whether Whisper's words for the last utterance (at any certainty) are the command ``text`` (another
@@ -515,7 +538,8 @@ class SecondOpinion:
 
     def _checked(self, heard: Transcript, other: Transcript) -> Transcript:
         """pocketsphinx's command, as Whisper heard the same utterance: kept when Whisper heard the same command;
-        Whisper's when it heard another one surely; dropped when Whisper, at a certainty of ``veto`` or more,
+        Whisper's when it heard another one surely; dropped when Whisper wrote another command, not surely (the
+        weighing then weighs both: ``recognize``); dropped when Whisper, at a certainty of ``veto`` or more,
         wrote other words (``other_words``), or gives it no support (``WhisperRecognizer.supports``: "repeat" in
         party talk that Whisper wrote "Please."); kept otherwise (Whisper lost in the noise, or near the command's
         words: "we appoint one as leader" for Wanda)."""
@@ -524,6 +548,9 @@ class SecondOpinion:
         if other.text:
             self.by_second = True
             return other
+        if self.second.contradicts(heard.text):
+            self.vetoed = True  # two commands, neither sure: the weighing chooses between them, or neither
+            return Transcript("", heard.confidence)
         if other.confidence >= (self.veto or 0.0) and other_words(heard.text, self.second.words):
             self.vetoed = True
             return Transcript("", heard.confidence)
