@@ -308,6 +308,15 @@ def test_a_hung_render_times_out_and_the_next_one_gets_a_new_process(fake_pyttsx
         synth.close()
 
 
+def test_what_the_engine_prints_cannot_break_the_replies(fake_pyttsx3):
+    fake_pyttsx3("chatty")
+    synth = Pyttsx3Process()
+    try:
+        assert [synth.render(text, EN).duration for text in ("one", "one two")] == pytest.approx([0.1, 0.2], abs=0.01)
+    finally:
+        synth.close()
+
+
 class TestMakeSynthesizer:
     def test_auto_prefers_pyttsx3_in_a_process_of_its_own(self):
         warnings: list[str] = []

@@ -6,6 +6,8 @@ puts this folder first on its PYTHONPATH. What it does is chosen by the environm
 - ``crash-once:PATH``: the first render of "crash" (while PATH does not exist) ends the process with a segmentation
   fault, as libespeak-ng once did; every other render writes a tone;
 - ``hang``: a render of "hang" never returns; every other render writes a tone;
+- ``chatty``: every render also prints to stdout, through Python and straight to file descriptor 1 (as the real
+  driver's "Audio saved" and a native library's messages would);
 - anything else: every render writes a tone.
 
 The tone is 0.1 s per word, so that a longer text gives a longer clip.
@@ -60,6 +62,9 @@ class _Engine:
                 os.kill(os.getpid(), signal.SIGSEGV)
         if MODE == "hang" and text == "hang":
             time.sleep(3600)
+        if MODE == "chatty":
+            print(f"Audio saved to {path}", flush=True)
+            os.write(1, b"\x80\x04native library message\n")
         frames = int(0.1 * len(text.split()) * 22050)
         with wave.open(path, "wb") as out:
             out.setnchannels(1)
