@@ -308,6 +308,12 @@ def test_a_hung_render_times_out_and_the_next_one_gets_a_new_process(fake_pyttsx
         synth.close()
 
 
+def test_an_engine_that_never_starts_is_an_error_in_time(fake_pyttsx3):
+    fake_pyttsx3("init-hang")
+    with pytest.raises(SynthesisError, match="no answer within 1 s"):
+        Pyttsx3Process(timeout=1.0)
+
+
 def test_what_the_engine_prints_cannot_break_the_replies(fake_pyttsx3):
     fake_pyttsx3("chatty")
     synth = Pyttsx3Process()

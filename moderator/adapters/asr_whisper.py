@@ -538,8 +538,9 @@ class SecondOpinion:
 
     def _checked(self, heard: Transcript, other: Transcript) -> Transcript:
         """pocketsphinx's command, as Whisper heard the same utterance: kept when Whisper heard the same command;
-        Whisper's when it heard another one surely; dropped when Whisper wrote another command, not surely (the
-        weighing then weighs both: ``recognize``); dropped when Whisper, at a certainty of ``veto`` or more,
+        Whisper's when it heard another one surely; dropped when Whisper's words point at another command, not
+        surely (``WhisperRecognizer.contradicts``: the weighing then weighs both, ``recognize``); dropped when
+        Whisper, at a certainty of ``veto`` or more,
         wrote other words (``other_words``), or gives it no support (``WhisperRecognizer.supports``: "repeat" in
         party talk that Whisper wrote "Please."); kept otherwise (Whisper lost in the noise, or near the command's
         words: "we appoint one as leader" for Wanda)."""

@@ -6,7 +6,8 @@ fault on the worker thread, in ``Synth``, and took the whole process down with i
 reproduced since). A game must not end with its voice, so the game renders with ``Pyttsx3Process``: the
 ``Pyttsx3Synth`` below, served in a child process (``moderator.adapters.child``). A crash there costs one retry of
 the phrase in a new process; a run loop that hangs costs the timeout and a new process, not the voice for the rest
-of the game. The price is one process (about 30 MB) and a pickled clip per phrase over a pipe.
+of the game. The price is one process (37 MB resident after a render, measured) and a pickled clip per phrase
+over a pipe.
 
 pyttsx3 on Linux, as read from its 2.99 source and its issue tracker, and what follows here:
 
@@ -435,7 +436,7 @@ def make_synthesizer(prefer: str = "auto", warn: Callable[[str], None] = _to_std
     try:
         return _started(Pyttsx3Process)
     except Exception as exc:
-        reason = str(exc.__cause__ or exc)  # the library's own words, not our wrapping
+        reason = str(exc.__cause__ or exc)  # the library's own words where known (the speech process sends ours)
     try:
         synth = _started(EspeakCliSynth)
     except SynthesisError as exc:

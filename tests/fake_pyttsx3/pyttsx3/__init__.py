@@ -3,6 +3,7 @@ puts this folder first on its PYTHONPATH. What it does is chosen by the environm
 
 - ``init-error:MESSAGE``: ``init`` raises RuntimeError(MESSAGE), as pyttsx3 does without libespeak-ng;
 - ``oserror:MESSAGE``: ``init`` raises OSError(MESSAGE);
+- ``init-hang``: ``init`` never returns;
 - ``crash-once:PATH``: the first render of "crash" (while PATH does not exist) ends the process with a segmentation
   fault, as libespeak-ng once did; every other render writes a tone;
 - ``hang``: a render of "hang" never returns; every other render writes a tone;
@@ -79,4 +80,6 @@ def init(driver: str | None = None) -> _Engine:
         raise RuntimeError(message)
     if kind == "oserror":
         raise OSError(message)
+    if kind == "init-hang":
+        time.sleep(3600)
     return _Engine()
