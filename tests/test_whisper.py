@@ -429,7 +429,7 @@ def test_loading_and_decoding_touch_no_socket() -> None:
 def test_a_live_game_with_the_second_opinion_handles_its_timers_further_ahead() -> None:
     import argparse
 
-    from moderator.commands.play import live_timing
+    from moderator.playing import live_timing
     from moderator.settings import LiveTiming
 
     plain, whisper = live_timing(argparse.Namespace(second_opinion=None)), \

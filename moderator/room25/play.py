@@ -17,6 +17,7 @@ from moderator.journal import Journal, Saved, default_path
 from moderator.live import LiveGame
 from moderator.outputs import device_options
 from moderator.play import EventLog
+from moderator.playing import hear, listen, live_timing, pipe_loop, print_event, speak, tty_loop
 from moderator.ports import Clock
 from moderator.room25.engine import Room25Engine
 from moderator.room25.rules import check_players, plan_for
@@ -116,24 +117,22 @@ def _claim(journal: Journal, new: bool) -> bool:
 
 def _play(args: argparse.Namespace, env: Environment, journal: Journal, engine: Room25Engine,
           saved: Saved | None) -> int:
-    from moderator.commands.play import _hear, _listen, _pipe_loop, _print_event, _speak, _tty_loop, live_timing
-
     if saved is None:
         journal.remove_leftovers()
     replacing = saved is None and _claim(journal, args.new)
     clock = engine.clock
     epoch, lang = (clock.epoch, args.lang) if saved is None else (saved.epoch, saved.lang)  # type: ignore[attr-defined]
-    hearing = _hear(args, env, clock, engine.grammar, engine.state.players)
+    hearing = hear(args, env, clock, engine.grammar, engine.state.players)
     timing = live_timing(args)
-    voice = _speak(engine, args, env, None, timing)  # type: ignore[arg-type]  (the table's speaker: room A's)
-    listeners = _listen(engine, hearing, args, env, voice)  # type: ignore[arg-type]
+    voice = speak(engine, args, env, None, timing)  # type: ignore[arg-type]  (the table's speaker: room A's)
+    listeners = listen(engine, hearing, args, env, voice)  # type: ignore[arg-type]
 
     def build(saved: Saved, clock: Clock) -> Room25Engine:
         return Room25Engine(Room25State.from_dict(saved.state), clock=clock, grammar=engine.grammar,
                             catalog=engine.catalog)
 
     log = EventLog(args.events, warn=env.log) if args.events else None
-    sinks: list[Any] = [lambda e: _print_event(e, env), *([log] if log else [])]
+    sinks: list[Any] = [lambda e: print_event(e, env), *([log] if log else [])]
     game = LiveGame(engine, journal, epoch=epoch, lang=lang, events=args.events,  # type: ignore[arg-type]
                     rebuild=build, sinks=sinks, voice=voice, mics=hearing[0].mics if hearing else None,
                     listener=listeners[0] if listeners else None, timing=timing, err=env.stderr,
@@ -151,9 +150,9 @@ def _play(args: argparse.Namespace, env: Environment, journal: Journal, engine: 
     game.save()
     try:
         if env.interactive:
-            asyncio.run(_tty_loop(game, env))
+            asyncio.run(tty_loop(game, env))
         else:
-            _pipe_loop(game, env)
+            pipe_loop(game, env)
     finally:
         game.close()
         if log is not None:
