@@ -15,7 +15,7 @@ from moderator.game.actions import names_said as actions_names
 from moderator.game.engine import Engine
 from moderator.game.events import OMITTED, Heard, Rejected
 from moderator.game.state import ROOMS
-from moderator.ports import HearsOverTheModerator, Recognizer, Transcript
+from moderator.ports import HearsOverTheModerator, LooksTwice, Recognizer, Transcript
 from moderator.speech.grammar import ANSWERS, Grammar, Parsed
 from moderator.speech.template import normalize
 
@@ -171,7 +171,8 @@ class Listener:
         over = self._talked_over(mic, utterance)
         if ahead is not None and ahead[0] is utterance:
             self.listen_for_current_phase(mic)  # the phase may have changed since (time's up): then decode again
-            heard = ahead[2] if ahead[1] == self._expecting[mic] else self._transcribe(mic, utterance, over)
+            again = ahead[1] != self._expecting[mic] or isinstance(self.recognizers[mic], LooksTwice)
+            heard = self._transcribe(mic, utterance, over) if again else ahead[2]  # a second look: only it now
         else:
             heard = self._transcribe(mic, utterance, over)
         if heard is None:
@@ -288,10 +289,19 @@ class Listener:
         return answer if isinstance(answer, Parsed) and answer.intent in ANSWERS else None
 
     def _prepare(self, mic: str | None, utterance: Utterance) -> None:
-        """Decode ahead an utterance that the short hangover may close (see ``Endpointer.prepare``)."""
+        """Decode ahead an utterance that the short hangover may close (see ``Endpointer.prepare``); without a slow
+        second opinion (``LooksTwice``), which most of these decodes would waste."""
         if not utterance.stands_out:
             return
-        heard = self._transcribe(mic, utterance, self._talked_over(mic, utterance))
+        recognizer = self.recognizers[mic]
+        twice = isinstance(recognizer, LooksTwice)  # its second opinion waits for the close (``hear``)
+        if twice:
+            recognizer.ahead = True
+        try:
+            heard = self._transcribe(mic, utterance, self._talked_over(mic, utterance))
+        finally:
+            if twice:
+                recognizer.ahead = False
         self._ahead[mic] = (utterance, self._expecting[mic], heard)
 
     def understood(self, mic: str | None, heard: Transcript, t: float) -> bool:

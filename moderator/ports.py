@@ -187,6 +187,17 @@ class HearsOverTheModerator(Protocol):
     """The moderator was audible in this microphone while the next utterance to recognize was said."""
 
 
+@runtime_checkable
+class LooksTwice(Protocol):
+    """A recognizer with a slow second opinion (``SecondOpinion``: Whisper) that a decode ahead can do without. The
+    listener sets ``ahead`` while it decodes an utterance ahead (``Endpointer.prepare``): the transcript is then the
+    first recognizer's alone. Most decodes ahead are thrown away, as the speaker goes on; when the utterance does
+    close there, the listener decodes it again with ``ahead`` off, and the first recognizer's work is reused."""
+
+    ahead: bool
+    """The next decodes are ahead of the utterance's end, and may be thrown away."""
+
+
 class StreamingRecognizer(Recognizer, Protocol):
     """A recognizer that decodes while the player speaks (pocketsphinx), so that the listening loop can end
     an utterance after a short pause once what was said so far is a whole command."""

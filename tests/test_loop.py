@@ -17,7 +17,7 @@ from moderator.audio.echo import ECHO_TAIL, EchoPath
 from moderator.audio.endpoint import FRAME, RATE, RISE_MIN, Endpointer, Utterance, webrtc_classifier
 from moderator.audio.reference import PlayedAudio
 from moderator.loop import ANSWER_CONFIDENCE, PARDON_AGAIN_AFTER, TALKED_OVER_CONFIDENCE, UNSURE, Listener
-from moderator.ports import Transcript
+from moderator.ports import LooksTwice, Transcript
 
 #: The endpointer's hangovers and look-ahead, as the product sets them.
 LONG, SHORT, LOOK = Endpointer.hangover, Endpointer.short_hangover, Endpointer.early_look
@@ -240,6 +240,36 @@ def test_a_whole_command_ends_the_utterance_sooner_with_one_recognizer_per_micro
     # The whole command was decoded once, ahead: LOOK after the words, while the short hangover passed.
     assert len(decoded) == 1 and fast_at[0] - decoded[0] == pytest.approx(SHORT - LOOK, abs=0.031)
     assert fast.end == pytest.approx(decoded[0], abs=0.031), "the utterance decoded ahead is the one acted on"
+
+
+class SecondLook(Streaming):
+    """A streaming recognizer with a slow second opinion (``LooksTwice``): it notes whether each decode was ahead."""
+
+    def __init__(self, texts: list[str], words_after: int = 10) -> None:
+        super().__init__(texts, words_after)
+        self.ahead, self.decodes = False, []
+
+    def fork(self) -> SecondLook:
+        other = SecondLook(self.texts, self.words_after)
+        self.forks.append(other)
+        return other
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        self.decodes.append("ahead" if self.ahead else "at the close")
+        return super().recognize(samples, rate)
+
+
+def test_a_recognizer_that_looks_twice_decodes_ahead_without_its_second_look_and_again_at_the_close(
+        tmp_path: Path) -> None:
+    audio = np.concatenate([np.zeros(RATE, np.float32), spoken(tmp_path, "pause"), np.zeros(RATE, np.float32)])
+    base, _, _ = at_round_end()
+    rec = SecondLook(["pause", "pause"], words_after=3)
+    live = Listener(base.engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    assert isinstance(live.recognizers["A"], LooksTwice)
+    closed: list[float] = []
+    assert len(utterances_of(live, "A", audio, FRAME, closed)) == 1
+    assert live.engine.in_state("round.paused")
+    assert rec.forks[0].decodes == ["ahead", "at the close"] and not rec.forks[0].ahead
 
 
 def test_hostages_short_of_the_rounds_count_wait_for_the_long_pause(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from moderator.adapters import asr_whisper as W
 from moderator.audio.clip import Clip
-from moderator.ports import Transcript
+from moderator.ports import LooksTwice, Transcript
 from moderator.speech.grammar import load_grammar
 
 ROSTER = ["Alice", "Bob", "Carol"]
@@ -216,6 +216,24 @@ def test_the_first_ones_miss_stands_when_the_second_hears_nothing_either() -> No
     missed = Transcript("", 0.46, guess="pause")
     both = W.SecondOpinion(Stub(missed), Stub(Transcript("", 0.2)))  # type: ignore[arg-type]
     assert both.recognize(np.zeros(16000, np.float32), 16000) == missed  # its "sorry?" still comes
+
+
+def test_a_decode_ahead_is_the_first_ones_alone_and_the_close_asks_the_second_reusing_the_first() -> None:
+    first = Stub(Transcript("", 0.3, guess="pause"), Transcript("", 0.2), Transcript("", 0.3, guess="pause"))
+    second = Stub(Transcript("undo", 0.9), Transcript("", 0.1))
+    both = W.SecondOpinion(first, second)  # type: ignore[arg-type]
+    assert isinstance(both, LooksTwice)
+    utterance, longer = np.zeros(16000, np.float32), np.ones(20000, np.float32) * 0.01
+    both.ahead = True
+    assert both.recognize(utterance, 16000).guess == "pause"  # ahead: the speaker may go on
+    assert both.recognize(longer, 16000).text == ""  # and did, then paused again
+    assert (first.calls, second.calls) == (2, 0), "no second opinion for a decode ahead"
+    both.ahead = False
+    assert both.recognize(longer, 16000).text == "undo"  # the utterance closed there
+    assert (first.calls, second.calls) == (2, 1), "the first one's decode ahead was used"
+    both.expect(None, ["Alice"])  # type: ignore[arg-type]  (the phase moved on)
+    assert both.recognize(utterance, 16000).text == ""  # the first decode ahead, but now another grammar's
+    assert (first.calls, second.calls) == (3, 2), "what was heard ahead counts only for what was expected then"
 
 
 def test_nothing_said_over_the_moderator_is_heard_again() -> None:

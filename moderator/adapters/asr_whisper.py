@@ -501,6 +501,10 @@ class SecondOpinion:
         self.over_the_moderator = False
         self.by_second = False
         self.vetoed = False
+        self.ahead = False
+        self._expected: tuple[Any, ...] = ()
+        #: The first recognizer's transcripts of decodes ahead, by audio and what was expected (``LooksTwice``).
+        self._ahead: dict[tuple[Any, ...], Transcript] = {}
 
     def __getattr__(self, attribute: str) -> Any:
         return getattr(self.first, attribute)
@@ -512,12 +516,24 @@ class SecondOpinion:
     def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
         self.first.expect(grammar, roster, intents)
         self.second.expect(grammar, roster, intents)
+        self._expected = (id(grammar), tuple(roster), None if intents is None else tuple(intents))
 
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        """The first recognizer's transcript, checked or completed by Whisper; the first's alone while ``ahead``
+        (``moderator.ports.LooksTwice``), kept for the decode of the same audio when the utterance closes."""
         if hasattr(self.first, "over_the_moderator"):
             self.first.over_the_moderator = self.over_the_moderator
-        heard = self.first.recognize(samples, rate)
+        data = np.ascontiguousarray(samples, np.float32)
+        key = (self._expected, self.over_the_moderator, rate, len(data),
+               hashlib.blake2b(data.tobytes(), digest_size=16).digest())
+        heard = self._ahead.pop(key, None) if not self.ahead else None
+        heard = heard if heard is not None else self.first.recognize(samples, rate)
         self.by_second = self.vetoed = self.weighed = False
+        if self.ahead:
+            if len(self._ahead) >= 16:  # the ahead decodes of an utterance the speaker went on from
+                self._ahead.clear()
+            self._ahead[key] = heard
+            return heard
         if self.over_the_moderator or (heard.text and self.veto is None):
             return heard
         other = self.second.recognize(samples, rate)
