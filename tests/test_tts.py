@@ -8,7 +8,6 @@ import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -205,45 +204,26 @@ class TestPyttsx3Synth(SynthesizerContract):
             again.close()
 
 
-class HangingEngine:
-    """Stands in for a pyttsx3 engine whose run loop never returns (the hang some users report)."""
-
-    def __init__(self) -> None:
-        self.release = threading.Event()
-
-    def getProperty(self, name: str) -> Any:
-        assert name == "voices"
-        return [type("Voice", (), {"id": "gmw/en-us", "languages": ["en-us"]})()]
-
-    def connect(self, topic: str, cb: Any) -> dict:
-        return {"topic": topic, "cb": cb}
-
-    def disconnect(self, token: dict) -> None:
-        pass
-
-    def setProperty(self, name: str, value: Any) -> None:
-        pass
-
-    def save_to_file(self, text: str, path: str) -> None:
-        pass
-
-    def runAndWait(self) -> None:
-        self.release.wait(timeout=30)
-
-
 def test_a_hung_engine_times_out_then_fails_fast(monkeypatch):
+    """In this process (the speech process's own behaviour), with the stand-in pyttsx3's hanging engine."""
+    import importlib.util
+
     import pyttsx3
 
-    engine = HangingEngine()
-    monkeypatch.setattr(pyttsx3, "init", lambda *a, **k: engine)
+    monkeypatch.setenv("FAKE_PYTTSX3", "hang")  # read when the stand-in is loaded
+    spec = importlib.util.spec_from_file_location("fake_pyttsx3", FAKE_PYTTSX3 / "pyttsx3" / "__init__.py")
+    assert spec is not None and spec.loader is not None
+    fake = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fake)
+    monkeypatch.setattr(pyttsx3, "init", fake.init)
     synth = Pyttsx3Synth(timeout=0.3)
     try:
         with pytest.raises(SynthesisError, match="within"):
-            synth.render("Hello", EN)
+            synth.render("hang", EN)
         with pytest.raises(SynthesisError, match="stopped responding"):
-            synth.render("Hello", EN)
+            synth.render("hang", EN)
     finally:
-        engine.release.set()
+        fake.RELEASE.set()
         synth.close()
     assert not synth.alive
 

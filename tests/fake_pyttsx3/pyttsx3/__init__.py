@@ -6,7 +6,8 @@ puts this folder first on its PYTHONPATH. What it does is chosen by the environm
 - ``init-hang``: ``init`` never returns;
 - ``crash-once:PATH``: the first render of "crash" (while PATH does not exist) ends the process with a segmentation
   fault, as libespeak-ng once did; every other render writes a tone;
-- ``hang``: a render of "hang" never returns; every other render writes a tone;
+- ``hang``: a render of "hang" does not return until ``RELEASE`` is set (an hour at most); every other render writes
+  a tone;
 - ``chatty``: every render also prints to stdout, through Python and straight to file descriptor 1 (as the real
   driver's "Audio saved" and a native library's messages would);
 - anything else: every render writes a tone.
@@ -20,12 +21,15 @@ import math
 import os
 import signal
 import struct
+import threading
 import time
 import wave
 from pathlib import Path
 from typing import Any
 
 MODE = os.environ.get("FAKE_PYTTSX3", "")
+RELEASE = threading.Event()
+"""Ends a hung render (a test in the same process sets it, so the engine's lock is given back)."""
 
 
 class _Voice:
@@ -62,7 +66,7 @@ class _Engine:
                 marker.touch()
                 os.kill(os.getpid(), signal.SIGSEGV)
         if MODE == "hang" and text == "hang":
-            time.sleep(3600)
+            RELEASE.wait(timeout=3600)
         if MODE == "chatty":
             print(f"Audio saved to {path}", flush=True)
             os.write(1, b"\x80\x04native library message\n")
