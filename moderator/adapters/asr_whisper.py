@@ -38,6 +38,7 @@ import platformdirs
 from moderator.audio.clip import Clip
 from moderator.audio.endpoint import RATE
 from moderator.errors import ModeratorError
+from moderator.game.actions import names_said
 from moderator.ports import Transcript
 from moderator.speech.grammar import Parsed
 from moderator.speech.template import Slot, normalize, skeletons
@@ -216,11 +217,6 @@ def _repeats_a_name(parsed: Parsed) -> bool:
     """A list that names someone twice ("hostages zeke amir amir"): Whisper repeating itself in babble, never a
     choice a leader makes."""
     return any(isinstance(v, list) and len(v) != len({str(x).lower() for x in v}) for v in parsed.slots.values())
-
-
-def _names(parsed: Parsed) -> set[str]:
-    """The values of a command's slots (the players it names among them)."""
-    return {str(x) for v in parsed.slots.values() for x in (v if isinstance(v, list) else [v])}
 
 
 def _written(text: str) -> str:
@@ -462,7 +458,7 @@ class WhisperRecognizer:
             return not self.agrees(text)
         command = self._command(_words(text))
         named = {name for name in self.roster if f" {' '.join(normalize(name)).lower()} " in f" {written} "}
-        its = set() if command is None else _names(command) & set(self.roster)
+        its = set() if command is None else set(names_said(command.slots))
         return bool(its) and bool(named) and named.isdisjoint(its)
 
     def agrees(self, text: str) -> bool:
