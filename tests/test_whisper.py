@@ -471,11 +471,53 @@ def test_a_command_whisper_finds_nearly_as_likely_as_its_own_words_counts(gramma
 
 
 def test_a_command_far_less_likely_than_whisper_s_own_words_is_no_command(grammar: Any) -> None:
-    # Talk: "repeat" is the nearest command, and Whisper finds it far less likely than what it wrote.
+    # Talk: "repeat" is the nearest command, and Whisper finds it far less likely than what it wrote, even with the
+    # lower bar of a command pocketsphinx guessed too.
     both = checked("", "We should really get more snacks.", 0.9, grammar,
-                   likely={"Repeat.": -0.2 - W.WEIGH_BEHIND - 0.05}, first_guess="repeat")
+                   likely={"Repeat.": -0.2 - W.AGREED_BEHIND - 0.05}, first_guess="repeat")
     heard = both.recognize(np.zeros(16000, np.float32), 16000)
     assert heard.text == "" and heard.guess == "repeat" and not both.weighed, "pocketsphinx's miss stands"
+
+
+# Babble: Whisper wrote "Revisative." for "room a is ready", and finds the command a little less likely than its own
+# words and a little likelier than after silence: between the lower bars and the usual ones.
+BETWEEN = {"Room a is ready.": -0.9 - (W.AGREED_BEHIND + W.WEIGH_BEHIND) / 2}
+BETWEEN_SILENT = {"Room a is ready.": BETWEEN["Room a is ready."] - (W.AGREED_EVIDENCE + W.WEIGH_EVIDENCE) / 2}
+
+
+def test_a_command_pocketsphinx_guessed_too_counts_at_the_lower_bars(grammar: Any) -> None:
+    both = checked("", "Revisative.", float(np.exp(-0.9)), grammar, likely=BETWEEN, silent=BETWEEN_SILENT,
+                   first_guess="room a is ready")
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "room a is ready" and both.weighed and both.chosen == "whisper"
+
+
+def test_a_command_pocketsphinx_heard_and_whisper_s_check_dropped_counts_at_the_lower_bars(grammar: Any) -> None:
+    both = checked("room a is ready", "Revisative.", float(np.exp(-0.9)), grammar, likely=BETWEEN,
+                   silent=BETWEEN_SILENT)
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "room a is ready" and both.vetoed and both.weighed
+
+
+def test_a_command_pocketsphinx_did_not_reach_needs_the_usual_bars(grammar: Any) -> None:
+    # pocketsphinx guessed room B: room A is weighed as the nearest other command, and the audio alone is not enough.
+    both = checked("", "Revisative.", float(np.exp(-0.9)), grammar, likely=BETWEEN, silent=BETWEEN_SILENT,
+                   first_guess="room b is ready")
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+    assert "Room a is ready." in both.second.model.weighed  # type: ignore[attr-defined]
+
+
+def test_the_lower_bars_are_not_for_a_list_that_leaves_out_a_player_whisper_wrote(grammar: Any) -> None:
+    # pocketsphinx guessed Bob and Carol; Whisper's words, though no command, name Alice too.
+    likely = {"Hostages Bob and Carol.": -0.9 - (W.AGREED_BEHIND + W.WEIGH_BEHIND) / 2}
+    silent = {"Hostages Bob and Carol.": likely["Hostages Bob and Carol."] - (W.AGREED_EVIDENCE + W.WEIGH_EVIDENCE) / 2}
+    both = checked("", "Our host is Alice, Bob, Carol, I'm.", float(np.exp(-0.9)), grammar, likely=likely,
+                   silent=silent, first_guess="hostages bob and carol")
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+    assert both.second.model.weighed[0] == "Hostages Bob and Carol."  # type: ignore[attr-defined]
+    both = checked("", "Our host is Bob, Carol, I'm.", float(np.exp(-0.9)), grammar, likely=likely,
+                   silent=silent, first_guess="hostages bob and carol")
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "hostages bob and carol"
 
 
 def test_a_command_whisper_finds_unlikely_is_no_command_even_when_its_own_words_are_too(grammar: Any) -> None:
