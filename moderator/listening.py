@@ -30,7 +30,8 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "no likelier than silence, and another command or only other players' names written unsure; "
                    "where neither gave one (or one was dropped), Whisper weighs the phase's commands "
                    "nearest what both heard against the audio, and takes the likeliest when the audio, not the "
-                   "prompt, makes it likely. More commands in a loud room and fewer false ones "
+                   "prompt, makes it likely (less likely, for a command pocketsphinx reached too). More commands "
+                   "in a loud room and fewer false ones "
                    "(docs/benchmarks/second-opinion.md), each answered about 0.6 s later. Needs "
                    "pip install 'moderator[whisper]'")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
