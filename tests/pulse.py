@@ -52,6 +52,10 @@ from benchmarks.pulse_bench import pulse_bench as _null_sinks
 RECORD_RATE = 16000
 #: How much later than ``echo_delay`` a sink's sound reaches an echoing microphone (measured: 0.5-2.5 ms, 6 at worst).
 ECHO_PATH_LATENCY = 0.002
+#: The start of the command line of a game these tests stop with Ctrl-C (SIGINT), as a host does: it gets Ctrl-C's
+#: default even when the tests run in the background. A shell without job control starts background jobs with SIGINT
+#: ignored, the ignoring is inherited, and Python then sets up no KeyboardInterrupt, so the game would never hear it.
+CTRL_C = ("env", "--default-signal=INT")
 
 
 def dump_threads(proc: subprocess.Popen[str]) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pulse import PulseBench, decaying_ir, dump_threads
+from pulse import CTRL_C, PulseBench, decaying_ir, dump_threads
 from test_listen import PLAYERS, spoken
 
 from moderator.adapters.asr_whisper import installed as whisper_installed
@@ -60,7 +60,7 @@ class Play:
     def __init__(self, bench: PulseBench, tmp_path: Path, *args: str) -> None:
         self.log, self.state = tmp_path / "events.jsonl", tmp_path / "game.json"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "moderator", "play", "--players", PLAYERS, "--seed", "3",
+            [*CTRL_C, sys.executable, "-m", "moderator", "play", "--players", PLAYERS, "--seed", "3",
              "--engine", "pocketsphinx", "--events", str(self.log), "--state", str(self.state), *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=bench.env,
         )

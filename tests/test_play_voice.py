@@ -18,7 +18,7 @@ import pytest
 from fake_recognizer import ScriptedRecognizer
 from fake_sd_in import FakeInSD
 from fakes import FakeAudioIn
-from pulse import PulseBench, dump_threads
+from pulse import CTRL_C, PulseBench, dump_threads
 from test_listen import PLAYERS, padded, spoken
 
 from moderator import cli
@@ -185,7 +185,7 @@ def test_a_command_spoken_into_a_real_microphone_makes_the_game_react(bench: Pul
     log = tmp_path / "events.jsonl"
     with bench.pipe_mic("micPlay") as mic:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "moderator", "play", "--players", PLAYERS, "--seed", str(SEED),
+            [*CTRL_C, sys.executable, "-m", "moderator", "play", "--players", PLAYERS, "--seed", str(SEED),
              "--room-a-in", "micPlay", "--engine", "pocketsphinx", "--events", str(log),
              "--state", str(tmp_path / "game.json")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=bench.env,
