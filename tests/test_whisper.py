@@ -479,29 +479,37 @@ def test_a_command_far_less_likely_than_whisper_s_own_words_is_no_command(gramma
     assert heard.text == "" and heard.guess == "repeat" and not both.weighed, "pocketsphinx's miss stands"
 
 
-# Babble: Whisper wrote "Revisative." for "room a is ready", and finds the command a little less likely than its own
-# words and a little likelier than after silence: between the lower bars and the usual ones.
-BETWEEN = {"Room a is ready.": -0.9 - (W.AGREED_BEHIND + W.WEIGH_BEHIND) / 2}
-BETWEEN_SILENT = {"Room a is ready.": BETWEEN["Room a is ready."] - (W.AGREED_EVIDENCE + W.WEIGH_EVIDENCE) / 2}
+#: Whisper's own words in the babble cases below ("Revisative." for "room a is ready"): their mean token
+#: log-probability.
+HEARD = -0.9
+
+
+def between(sentence: str) -> tuple[dict[str, float], dict[str, float]]:
+    """Scores (``likely``, ``silent``) that put ``sentence`` between the lower bars and the usual ones: a little less
+    likely than Whisper's own words (``HEARD``), and a little likelier than after silence."""
+    said = HEARD - (W.AGREED_BEHIND + W.WEIGH_BEHIND) / 2
+    return {sentence: said}, {sentence: said - (W.AGREED_EVIDENCE + W.WEIGH_EVIDENCE) / 2}
 
 
 def test_a_command_pocketsphinx_guessed_too_counts_at_the_lower_bars(grammar: Any) -> None:
-    both = checked("", "Revisative.", float(np.exp(-0.9)), grammar, likely=BETWEEN, silent=BETWEEN_SILENT,
+    likely, silent = between("Room a is ready.")
+    both = checked("", "Revisative.", float(np.exp(HEARD)), grammar, likely=likely, silent=silent,
                    first_guess="room a is ready")
     heard = both.recognize(np.zeros(16000, np.float32), 16000)
     assert heard.text == "room a is ready" and both.weighed and both.chosen == "whisper"
 
 
 def test_a_command_pocketsphinx_heard_and_whisper_s_check_dropped_counts_at_the_lower_bars(grammar: Any) -> None:
-    both = checked("room a is ready", "Revisative.", float(np.exp(-0.9)), grammar, likely=BETWEEN,
-                   silent=BETWEEN_SILENT)
+    likely, silent = between("Room a is ready.")
+    both = checked("room a is ready", "Revisative.", float(np.exp(HEARD)), grammar, likely=likely, silent=silent)
     heard = both.recognize(np.zeros(16000, np.float32), 16000)
     assert heard.text == "room a is ready" and both.vetoed and both.weighed
 
 
 def test_a_command_pocketsphinx_did_not_reach_needs_the_usual_bars(grammar: Any) -> None:
     # pocketsphinx guessed room B: room A is weighed as the nearest other command, and the audio alone is not enough.
-    both = checked("", "Revisative.", float(np.exp(-0.9)), grammar, likely=BETWEEN, silent=BETWEEN_SILENT,
+    likely, silent = between("Room a is ready.")
+    both = checked("", "Revisative.", float(np.exp(HEARD)), grammar, likely=likely, silent=silent,
                    first_guess="room b is ready")
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
     assert "Room a is ready." in both.second.model.weighed  # type: ignore[attr-defined]
@@ -509,13 +517,12 @@ def test_a_command_pocketsphinx_did_not_reach_needs_the_usual_bars(grammar: Any)
 
 def test_the_lower_bars_are_not_for_a_list_that_leaves_out_a_player_whisper_wrote(grammar: Any) -> None:
     # pocketsphinx guessed Bob and Carol; Whisper's words, though no command, name Alice too.
-    likely = {"Hostages Bob and Carol.": -0.9 - (W.AGREED_BEHIND + W.WEIGH_BEHIND) / 2}
-    silent = {"Hostages Bob and Carol.": likely["Hostages Bob and Carol."] - (W.AGREED_EVIDENCE + W.WEIGH_EVIDENCE) / 2}
-    both = checked("", "Our host is Alice, Bob, Carol, I'm.", float(np.exp(-0.9)), grammar, likely=likely,
+    likely, silent = between("Hostages Bob and Carol.")
+    both = checked("", "Our host is Alice, Bob, Carol, I'm.", float(np.exp(HEARD)), grammar, likely=likely,
                    silent=silent, first_guess="hostages bob and carol")
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
     assert both.second.model.weighed[0] == "Hostages Bob and Carol."  # type: ignore[attr-defined]
-    both = checked("", "Our host is Bob, Carol, I'm.", float(np.exp(-0.9)), grammar, likely=likely,
+    both = checked("", "Our host is Bob, Carol, I'm.", float(np.exp(HEARD)), grammar, likely=likely,
                    silent=silent, first_guess="hostages bob and carol")
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "hostages bob and carol"
 
