@@ -248,12 +248,13 @@ class Writes:
     """A stand-in for faster-whisper's model (``FasterWhisper``) that writes ``text`` with a mean token
     log-probability of ``log(certainty)``, and weighs the sentences in ``likely`` at their score against the audio
     (any other at -30) and, against silence, at their score in ``silent`` (by default, 3 less than with the audio),
-    so ``WhisperRecognizer`` parses, checks and weighs as it would with the real model."""
+    so ``WhisperRecognizer`` parses, checks and weighs as it would with the real model. Each word of a sentence
+    gets the whole sentence's evidence (its score less its score against silence), or its own in ``words``."""
 
     def __init__(self, text: str, certainty: float, likely: dict[str, float] | None = None,
-                 silent: dict[str, float] | None = None) -> None:
+                 silent: dict[str, float] | None = None, words: dict[str, list[float]] | None = None) -> None:
         self.text, self.logprob = text, float(np.log(certainty))
-        self.likely, self.silent = likely or {}, silent or {}
+        self.likely, self.silent, self.words = likely or {}, silent or {}, words or {}
         self.weighed: list[str] = []
 
     def hear(self, audio: np.ndarray, prompt: str) -> W.Heard:
@@ -266,11 +267,15 @@ class Writes:
     def weigh_silent(self, heard: W.Heard, sentence: str) -> float:
         return self.silent.get(sentence, self.likely.get(sentence, -30.0) - 3.0)
 
+    def word_evidence(self, heard: W.Heard, sentence: str) -> list[float]:
+        whole = self.weigh(heard, [sentence])[0] - self.weigh_silent(heard, sentence)
+        return self.words.get(sentence, [whole] * len(sentence.split()))
+
 
 def checked(first: str, whisper_writes: str, certainty: float, grammar: Any,
             likely: dict[str, float] | None = None, first_guess: str = "",
-            silent: dict[str, float] | None = None) -> W.SecondOpinion:
-    second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty, likely, silent))
+            silent: dict[str, float] | None = None, words: dict[str, list[float]] | None = None) -> W.SecondOpinion:
+    second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty, likely, silent, words))
     heard = Transcript(first, 0.8) if first else Transcript("", 0.4, guess=first_guess)
     both = W.SecondOpinion(Stub(heard, heard), second)  # type: ignore[arg-type]
     both.expect(grammar, ROSTER)
@@ -315,7 +320,29 @@ def test_with_a_veto_a_command_whisper_wrote_most_of_stands_without_evidence(gra
     both = checked("start the game", "Heart of the game.", 0.6, grammar, likely={"Start the game.": -2.0},
                    silent={"Start the game.": -2.2})
     assert W.held("start the game", "Heart of the game.") >= W.SUPPORT_HELD > W.held("repeat", "Please.")
+    assert len("start the game") >= W.SHORT_COMMAND, "long enough for its letters to count"
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "start the game" and not both.vetoed
+
+
+@pytest.mark.parametrize(("left", "stands"), [(W.EVIDENCE + 0.05, True), (W.EVIDENCE - 0.05, False)])
+def test_with_a_veto_a_short_command_stands_only_when_the_audio_gives_each_of_its_words_evidence(
+        grammar: Any, left: float, stands: bool) -> None:
+    # Party talk ending "... last time, remember", heard by pocketsphinx as "time left" and written by Whisper
+    # "Time remember.": "time" makes the whole command likely enough, "left" has no evidence of its own.
+    both = checked("time left", "Time remember.", 0.9, grammar, likely={"Time left.": -2.8},
+                   silent={"Time left.": -2.8 - 2 * W.EVIDENCE}, words={"Time left.": [5.6, left]})
+    assert W.held("time left", "Time remember.") >= W.SUPPORT_HELD, "most of its letters"
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "time left") is stands and both.vetoed is not stands
+    assert both.second.word_evidence("time left") == [5.6, left]
+
+
+def test_with_a_veto_the_letters_whisper_wrote_do_not_support_a_short_command(grammar: Any) -> None:
+    # The dev split's party talk: "And do something." holds 67% of the letters of "undo that".
+    likely, silent = {"Undo that.": -3.0}, {"Undo that.": -3.0 - (W.EVIDENCE - 0.5)}
+    both = checked("undo that", "And do something.", 0.9, grammar, likely=likely, silent=silent)
+    assert len("undo that") < W.SHORT_COMMAND and W.held("undo that", "And do something.") >= W.SUPPORT_HELD
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "" and both.vetoed
 
 
 def test_with_a_veto_a_command_in_what_whisper_found_no_speech_in_is_no_command(grammar: Any) -> None:
@@ -588,6 +615,19 @@ def test_the_real_model_finds_evidence_for_a_command_said_and_none_in_talk(whisp
     assert whisper.evidence("how much time is left") >= W.EVIDENCE
     whisper.transcribe(said("we should swap grace for dave, and then we will see", tmp_path), 16000)
     assert whisper.evidence("repeat") < W.EVIDENCE
+
+
+@needs_model
+def test_the_real_model_finds_evidence_for_each_word_said_and_none_for_a_word_not_said(
+        whisper: W.WhisperRecognizer, grammar: Any, tmp_path: Path) -> None:
+    whisper.expect(grammar, ROSTER, ["repeat", "time", "pause"])
+    whisper.transcribe(said("time left", tmp_path), 16000)
+    assert min(whisper.word_evidence("time left")) >= W.EVIDENCE
+    # The end of party talk ("... last time, remember"), heard by pocketsphinx as "time left".
+    whisper.transcribe(said("time, remember", tmp_path), 16000)
+    time, left = whisper.word_evidence("time left")
+    assert time >= W.EVIDENCE > left
+    assert not whisper.supports("time left")
 
 
 @needs_model
