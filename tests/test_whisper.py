@@ -249,10 +249,11 @@ class Writes:
     log-probability of ``log(certainty)``, and weighs the sentences in ``likely`` at their score against the audio
     (any other at -30) and, against silence, at their score in ``silent`` (by default, 3 less than with the audio),
     so ``WhisperRecognizer`` parses, checks and weighs as it would with the real model. Each word of a sentence
-    gets the whole sentence's evidence (its score less its score against silence), or its own in ``words``."""
+    is scored as the whole sentence is, against the audio and after silence, or as ``words`` says."""
 
     def __init__(self, text: str, certainty: float, likely: dict[str, float] | None = None,
-                 silent: dict[str, float] | None = None, words: dict[str, list[float]] | None = None) -> None:
+                 silent: dict[str, float] | None = None,
+                 words: dict[str, list[tuple[float, float]]] | None = None) -> None:
         self.text, self.logprob = text, float(np.log(certainty))
         self.likely, self.silent, self.words = likely or {}, silent or {}, words or {}
         self.weighed: list[str] = []
@@ -267,14 +268,15 @@ class Writes:
     def weigh_silent(self, heard: W.Heard, sentence: str) -> float:
         return self.silent.get(sentence, self.likely.get(sentence, -30.0) - 3.0)
 
-    def word_evidence(self, heard: W.Heard, sentence: str) -> list[float]:
-        whole = self.weigh(heard, [sentence])[0] - self.weigh_silent(heard, sentence)
+    def word_scores(self, heard: W.Heard, sentence: str) -> list[tuple[float, float]]:
+        whole = (self.weigh(heard, [sentence])[0], self.weigh_silent(heard, sentence))
         return self.words.get(sentence, [whole] * len(sentence.split()))
 
 
 def checked(first: str, whisper_writes: str, certainty: float, grammar: Any,
             likely: dict[str, float] | None = None, first_guess: str = "",
-            silent: dict[str, float] | None = None, words: dict[str, list[float]] | None = None) -> W.SecondOpinion:
+            silent: dict[str, float] | None = None,
+            words: dict[str, list[tuple[float, float]]] | None = None) -> W.SecondOpinion:
     second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty, likely, silent, words))
     heard = Transcript(first, 0.8) if first else Transcript("", 0.4, guess=first_guess)
     both = W.SecondOpinion(Stub(heard, heard), second)  # type: ignore[arg-type]
@@ -325,16 +327,26 @@ def test_with_a_veto_a_command_whisper_wrote_most_of_stands_without_evidence(gra
 
 
 @pytest.mark.parametrize(("left", "stands"), [(W.EVIDENCE + 0.05, True), (W.EVIDENCE - 0.05, False)])
-def test_with_a_veto_a_short_command_stands_only_when_the_audio_gives_each_of_its_words_evidence(
+def test_with_a_veto_a_short_command_stands_only_when_the_audio_has_each_of_its_words(
         grammar: Any, left: float, stands: bool) -> None:
     # Party talk ending "... last time, remember", heard by pocketsphinx as "time left" and written by Whisper
-    # "Time remember.": "time" makes the whole command likely enough, "left" has no evidence of its own.
+    # "Time remember.": "time" makes the whole command likely enough, "left" is no likelier than after silence.
     both = checked("time left", "Time remember.", 0.9, grammar, likely={"Time left.": -2.8},
-                   silent={"Time left.": -2.8 - 2 * W.EVIDENCE}, words={"Time left.": [5.6, left]})
+                   silent={"Time left.": -2.8 - 2 * W.EVIDENCE},
+                   words={"Time left.": [(-0.4, -6.0), (-7.1 + left, -7.1)]})
     assert W.held("time left", "Time remember.") >= W.SUPPORT_HELD, "most of its letters"
     heard = both.recognize(np.zeros(16000, np.float32), 16000)
     assert (heard.text == "time left") is stands and both.vetoed is not stands
-    assert both.second.word_evidence("time left") == [5.6, left]
+
+
+def test_with_a_veto_a_word_the_audio_makes_likely_in_its_own_right_is_heard(grammar: Any) -> None:
+    # "a" after "In room": the prompt lists both rooms, so it is likely after silence too; no audio adds 1.0 to it.
+    words = {"In room a.": [(-0.7, -5.7), (-1.1, -8.9), (W.WORD_LIKELY + 0.1, -1.6)]}
+    both = checked("in room a", "In room.", 0.9, grammar, likely={"In room a.": -1.5}, words=words)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "in room a" and not both.vetoed
+    words = {"In room a.": [(-0.7, -5.7), (-1.1, -8.9), (W.WORD_LIKELY - 0.1, -1.6)]}
+    both = checked("in room a", "In room.", 0.9, grammar, likely={"In room a.": -1.5}, words=words)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "" and both.vetoed
 
 
 def test_with_a_veto_the_letters_whisper_wrote_do_not_support_a_short_command(grammar: Any) -> None:
@@ -622,11 +634,14 @@ def test_the_real_model_finds_evidence_for_each_word_said_and_none_for_a_word_no
         whisper: W.WhisperRecognizer, grammar: Any, tmp_path: Path) -> None:
     whisper.expect(grammar, ROSTER, ["repeat", "time", "pause"])
     whisper.transcribe(said("time left", tmp_path), 16000)
-    assert min(whisper.word_evidence("time left")) >= W.EVIDENCE
+    assert whisper.hears_each_word("time left")
     # The end of party talk ("... last time, remember"), heard by pocketsphinx as "time left".
     whisper.transcribe(said("time, remember", tmp_path), 16000)
-    time, left = whisper.word_evidence("time left")
-    assert time >= W.EVIDENCE > left
+    heard = whisper._last[1]  # type: ignore[index]
+    (time, time_after_silence), (left, left_after_silence) = whisper.model.word_scores(heard, "Time left.")
+    assert time - time_after_silence >= W.EVIDENCE
+    assert left - left_after_silence < W.EVIDENCE and left < W.WORD_LIKELY
+    assert W.held("time left", whisper.words) >= W.SUPPORT_HELD, "Whisper's words hold most of its letters"
     assert not whisper.supports("time left")
 
 

@@ -88,15 +88,18 @@ Whisper's support: its words hold ``SUPPORT_HELD`` of the command's letters or m
 the four dev conditions neither. A short command asks more (``SHORT_COMMAND``)."""
 
 SHORT_COMMAND = 12
+WORD_LIKELY = -1.0
 """A command of fewer characters than this (as the parser reads it: "time left", "repeat", "undo that", "i send
-bob") stands on Whisper's support only where the audio gives ``EVIDENCE`` to the whole command and to each of its
-words (``WhisperRecognizer.word_evidence``); its letters in Whisper's words do not count. In the dev split's party
-talk, any sentence Whisper wrote holds 60% of the letters of 37-62% of the commands under 12 characters, in
-order, and of 27% or fewer of the longer ones. Whisper wrote "And do something." for talk that pocketsphinx heard
-as "undo that": 67% of its letters, the audio's evidence 2.7 for "undo" and -0.5 for "that"; the dev split's one
-false accept in 2 hours. The short commands right in the dev split had 2.1 or more for each word. (The test
-split's 6.5 hours showed the same: talk ending "... last time, remember", written "Time remember.", was "time
-left" 6 times, by "time" alone; docs/benchmarks/changes.md.)"""
+bob") stands on Whisper's support only where the audio gives ``EVIDENCE`` to the whole command and has each of its
+words (``WhisperRecognizer.hears_each_word``): the word's log-probability against the audio is ``EVIDENCE`` above
+that after silence, or ``WORD_LIKELY`` or more in its own right ("a" in "In room a.": the prompt, which lists both
+rooms, makes it likely after silence too, so the audio cannot add much). Its letters in Whisper's words do not
+count. In the dev split's party talk, any sentence Whisper wrote holds 60% of the letters of 37-62% of the commands
+under 12 characters, in order, and of 27% or fewer of the longer ones. Whisper wrote "And do something." for talk
+that pocketsphinx heard as "undo that": 67% of its letters, the audio's evidence 2.7 for "undo" and -0.5 for
+"that" (log-probability -21); the dev split's one false accept in 2 hours. The short commands right in the dev
+split had 2.1 or more for each word. (The test split's 6.5 hours showed the same: talk ending "... last time,
+remember", written "Time remember.", was "time left" 6 times, by "time" alone; docs/benchmarks/changes.md.)"""
 
 WEIGHED = 3
 """How many commands nearest what was heard Whisper weighs, besides the words heard that parse whole: each costs a
@@ -354,23 +357,23 @@ class FasterWhisper:
             return -30.0
         return float(np.mean(self._after_silence(heard.audio[2], sentence)[1]))
 
-    def word_evidence(self, heard: Heard, sentence: str) -> list[float]:
-        """How much likelier the utterance ``heard`` makes each word of ``sentence`` than a second of silence does:
-        the log-probabilities of the word's tokens against the audio less those after silence, summed. A token that
-        starts with a space starts a word; punctuation is no word. Empty where Whisper heard no audio."""
+    def word_scores(self, heard: Heard, sentence: str) -> list[tuple[float, float]]:
+        """Each word of ``sentence``: the log-probability of its tokens against the utterance ``heard``, and after a
+        second of silence (summed over the word's tokens; a token that starts with a space starts a word, and
+        punctuation is no word). Empty where Whisper heard no audio."""
         if heard.audio is None:
             return []
         encoded, frames, start = heard.audio
         tokens, said = self._scores(encoded, frames, start, sentence)
-        words: list[float] = []
-        for token, gain in zip(tokens, said - self._after_silence(start, sentence)[1], strict=True):
+        words: list[tuple[float, float]] = []
+        for token, audio, silence in zip(tokens, said, self._after_silence(start, sentence)[1], strict=True):
             piece = self.tokenizer.decode([token])
             if piece.strip() and not any(c.isalnum() for c in piece):
                 continue
             if piece.startswith(" ") or not words:
-                words.append(float(gain))
+                words.append((float(audio), float(silence)))
             else:
-                words[-1] += float(gain)
+                words[-1] = (words[-1][0] + float(audio), words[-1][1] + float(silence))
         return words
 
     def _after_silence(self, start: list[int], sentence: str) -> tuple[list[int], np.ndarray]:
@@ -494,21 +497,22 @@ class WhisperRecognizer:
     def supports(self, text: str) -> bool:
         """Whether Whisper supports the command ``text`` it did not write for the last utterance: its words hold
         ``SUPPORT_HELD`` of the command's letters, or the audio gives the command ``EVIDENCE``; a command shorter
-        than ``SHORT_COMMAND`` needs ``EVIDENCE`` for each of its words too, and its letters do not count; never
-        where Whisper wrote nothing."""
+        than ``SHORT_COMMAND`` needs each of its words in the audio too (``hears_each_word``), and its letters do
+        not count; never where Whisper wrote nothing."""
         if not self.words:
             return False
         if len(_words(text)) < SHORT_COMMAND:
-            return (self.evidence(text) >= EVIDENCE
-                    and min(self.word_evidence(text), default=-30.0) >= EVIDENCE)
+            return self.evidence(text) >= EVIDENCE and self.hears_each_word(text)
         return held(text, self.words) >= SUPPORT_HELD or self.evidence(text) >= EVIDENCE
 
-    def word_evidence(self, text: str) -> list[float]:
-        """How much likelier the last utterance makes each word of the command ``text`` than a second of silence
-        does, as Whisper weighs it (``FasterWhisper.word_evidence``); empty when Whisper wrote nothing."""
+    def hears_each_word(self, text: str) -> bool:
+        """Whether the last utterance has each word of the command ``text``, as Whisper weighs it
+        (``FasterWhisper.word_scores``): the word is ``EVIDENCE`` likelier against the audio than after a second of
+        silence, or ``WORD_LIKELY`` or more against the audio in its own right; never when Whisper wrote nothing."""
         if self._last is None or not self._last[1].text:
-            return []
-        return self.model.word_evidence(self._last[1], _written(text))
+            return False
+        scores = self.model.word_scores(self._last[1], _written(text))
+        return bool(scores) and all(audio - silence >= EVIDENCE or audio >= WORD_LIKELY for audio, silence in scores)
 
     @property
     def words(self) -> str:
