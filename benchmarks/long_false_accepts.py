@@ -2,7 +2,7 @@
 game's ``Listener`` exactly as ``benchmarks.false_accepts`` feeds the suite's half hour.
 
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.long_false_accepts [--hours 6.5] [--wake-every 3]
-[--acoustic-model default|party|auto|PATH] [--second-opinion whisper] [--split test|dev] [--decoder KEY=VALUE]
+[--acoustic-model default|party|auto|PATH] [--second-opinion whisper] [--split test|dev|fresh] [--decoder KEY=VALUE]
 [--out docs/benchmarks/false_accepts_long.md]``
 
 The audio is built from seeded recipes, one minute at a time, in the worker that hears it (6.5 hours of 16 kHz
@@ -25,6 +25,8 @@ acoustic model's training's or its tuning's (benchmarks/voices.py).
 ``--split dev`` is the audio to tune rejection rules on: other minute seeds (``DEV_SEED`` added), other babble and
 music beds, and other chatter lines (seed 8, not 7). Its voices are the same families, and its human minutes loop the
 same recordings (from other starts, through other rooms and noises). The reported figures are ``--split test``'s.
+``--split fresh`` is a third set of minutes, beds and chatter lines (seed 9), for a rule whose form the test split's
+audio showed: its test figure is then no unseen check, the fresh one is.
 
 The wake word: every ``--wake-every``-th minute is heard a second time with the wake word on ("moderator ...").
 The rate per hour is given with its one-sided 95% Poisson upper bound; with no false accept in H hours the bound
@@ -58,8 +60,12 @@ KINDS = (("talk", 0.62), ("music", 0.15), ("human", 0.12), ("babble", 0.11))
 BABBLE_BEDS = 4
 BED_SECONDS = 240.0
 BABBLE_SEED, MUSIC_SEED = 5000, 5100
-#: Added to every minute's seed of the dev split (``--split dev``).
+#: Added to every minute's seed of the dev split (``--split dev``) and of the fresh one (``--split fresh``).
 DEV_SEED = 77_000_000
+FRESH_SEED = 155_000_000
+#: Each split's audio: what is added to its minutes' seeds, its chatter lines' seed, and where its babble and music
+#: beds start. test is reported, dev is tuned on, fresh checks a rule the test split's audio showed the need for.
+SPLITS = {"test": (0, 7, 0), "dev": (DEV_SEED, 8, BABBLE_BEDS), "fresh": (FRESH_SEED, 9, 2 * BABBLE_BEDS)}
 FESTIVAL = ("festival:kal_diphone", "festival:ked_diphone")
 
 #: Conversation at a party that plays this game: the roster's names and the commands' words, and no command.
@@ -142,40 +148,40 @@ class Minute:
     phase: str
     seed: int
     wake: bool = False
-    dev: bool = False
-    """The tuning split (``--split dev``): other minute seeds, beds and chatter lines than the reported test."""
+    split: str = "test"
+    """``SPLITS``: test (reported), dev (tuned on) or fresh, each with its own minute seeds, beds and chatter."""
 
 
-def minutes(hours: float, *, wake_every: int = 3, dev: bool = False) -> list[Minute]:
+def minutes(hours: float, *, wake_every: int = 3, split: str = "test") -> list[Minute]:
     """The minutes of ``hours`` of audio, the kinds in their shares and interleaved; then, again with the wake
-    word, every ``wake_every``-th of them (0: none). ``dev``: the tuning split's minutes."""
+    word, every ``wake_every``-th of them (0: none). ``split``: whose minutes (``SPLITS``)."""
     total = round(hours * 3600 / MINUTE)
     counts = {kind: round(share * total) for kind, share in KINDS}
     counts["talk"] += total - sum(counts.values())
     order = sorted(((i / counts[kind], kind, i) for kind, _ in KINDS for i in range(counts[kind])))
-    base = DEV_SEED if dev else 0
-    out = [Minute(kind, i, false_accepts.PHASES[n % len(false_accepts.PHASES)], base + 1_000_003 * n + i, dev=dev)
+    base = SPLITS[split][0]
+    out = [Minute(kind, i, false_accepts.PHASES[n % len(false_accepts.PHASES)], base + 1_000_003 * n + i, split=split)
            for n, (_, kind, i) in enumerate(order)]
     again = out[::wake_every] if wake_every else []
-    return out + [Minute(m.kind, m.index, m.phase, m.seed, wake=True, dev=dev) for m in again]
+    return out + [Minute(m.kind, m.index, m.phase, m.seed, wake=True, split=split) for m in again]
 
 
 def _voices() -> tuple[str, ...]:
     return VOICES + (FESTIVAL if have("text2wave") else ())
 
 
-def _bed(kind: str, n: int, dev: bool = False) -> np.ndarray:
-    """A babble or music bed of ``BED_SECONDS``, made once per worker (the dev split's beds are others)."""
+def _bed(kind: str, n: int, split: str = "test") -> np.ndarray:
+    """A babble or music bed of ``BED_SECONDS``, made once per worker (each split has beds of its own)."""
     beds = W.setdefault("beds", {})
-    if (kind, n, dev) not in beds:
-        n_seed = n + (BABBLE_BEDS if dev else 0)
+    if (kind, n, split) not in beds:
+        n_seed = n + SPLITS[split][2]
         if kind == "babble":
             from benchmarks.corpus import PARTY_TALK
 
-            beds[kind, n, dev] = babble_bed(BED_SECONDS, VOICES, PARTY_TALK, seed=BABBLE_SEED + n_seed)
+            beds[kind, n, split] = babble_bed(BED_SECONDS, VOICES, PARTY_TALK, seed=BABBLE_SEED + n_seed)
         else:
-            beds[kind, n, dev] = music(BED_SECONDS, seed=MUSIC_SEED + n_seed)
-    return beds[kind, n, dev]
+            beds[kind, n, split] = music(BED_SECONDS, seed=MUSIC_SEED + n_seed)
+    return beds[kind, n, split]
 
 
 def _floor(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -187,8 +193,8 @@ def _room(signal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return reverberate(signal, h)
 
 
-def _talk(rng: np.random.Generator, dev: bool = False) -> np.ndarray:
-    lines = W.setdefault(("lines", dev), chatter_lines(ROSTERS[0], count=600, seed=8 if dev else 7)[0])
+def _talk(rng: np.random.Generator, split: str = "test") -> np.ndarray:
+    lines = W.setdefault(("lines", split), chatter_lines(ROSTERS[0], count=600, seed=SPLITS[split][1])[0])
     speakers = list(rng.choice(_voices(), size=int(rng.integers(2, 5)), replace=False))
     parts, n = [], 0
     while n < MINUTE * RATE:
@@ -215,11 +221,11 @@ def render(m: Minute) -> tuple[np.ndarray, dict[str, Any]]:
     size = round(MINUTE * RATE)
     how: dict[str, Any] = {"room": bool(rng.random() < 0.5)}
     if m.kind == "babble":
-        return noise_for(_bed("babble", int(rng.integers(BABBLE_BEDS)), m.dev), size, rng) + _floor(rng, size), how
+        return noise_for(_bed("babble", int(rng.integers(BABBLE_BEDS)), m.split), size, rng) + _floor(rng, size), how
     if m.kind == "music":
-        audio = noise_for(_bed("music", int(rng.integers(BABBLE_BEDS)), m.dev), size, rng)
+        audio = noise_for(_bed("music", int(rng.integers(BABBLE_BEDS)), m.split), size, rng)
         return (_room(audio, rng) if how["room"] else audio) + _floor(rng, size), how
-    audio = _talk(rng, m.dev) if m.kind == "talk" else _human(rng)
+    audio = _talk(rng, m.split) if m.kind == "talk" else _human(rng)
     if how["room"]:
         audio = _room(audio, rng)
     how["background"] = str(rng.choice(["floor", "babble", "music", "babble+music"], p=[0.25, 0.35, 0.25, 0.15]))
@@ -227,7 +233,7 @@ def render(m: Minute) -> tuple[np.ndarray, dict[str, Any]]:
     mixed = audio + _floor(rng, size)
     for noise in how["background"].split("+"):
         if noise != "floor":
-            bed = noise_for(_bed(noise, int(rng.integers(BABBLE_BEDS)), m.dev), size, rng)
+            bed = noise_for(_bed(noise, int(rng.integers(BABBLE_BEDS)), m.split), size, rng)
             mixed += scale_noise(audio, bed, how["snr"], peak=True)
     return (mixed * min(1.0, 0.9 / float(np.max(np.abs(mixed))))).astype(np.float32), how
 
@@ -280,12 +286,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="Whisper hears every utterance again, giving and checking commands (as the game's option)")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/false_accepts_long.md"))
     parser.add_argument("--json", type=Path, default=None, help="also write every minute's result here")
-    parser.add_argument("--split", choices=("test", "dev"), default="test",
-                        help="test (reported; default) or dev: other minutes, beds and chatter lines, to tune on")
+    parser.add_argument("--split", choices=tuple(SPLITS), default="test",
+                        help="test (reported; default), dev (other minutes, beds and chatter lines, to tune on) or "
+                        "fresh (a third set, to check a rule the test audio showed the need for)")
     parser.add_argument("--decoder", type=decoder_setting, action="append", default=[], metavar="KEY=VALUE",
                         help="a pocketsphinx decoder option over the shipped ones, to measure it before shipping it")
     args = parser.parse_args(argv)
-    jobs = [(hear, m) for m in minutes(args.hours, wake_every=args.wake_every, dev=args.split == "dev")]
+    jobs = [(hear, m) for m in minutes(args.hours, wake_every=args.wake_every, split=args.split)]
     started = time.perf_counter()
     results = pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), jobs, processes=args.processes,
                        log=lambda s: print(s, file=sys.stderr, flush=True), label="minutes",

@@ -109,6 +109,20 @@ def test_long_false_accepts_minutes_render_the_same_from_their_seed(monkeypatch:
     assert not np.array_equal(first, lfa.render(lfa.Minute("music", 1, "round", minute.seed + 1))[0])
 
 
+def test_long_false_accepts_splits_have_minutes_beds_and_chatter_of_their_own() -> None:
+    """The test split is reported, the dev split tuned on, and the fresh split checks a rule that the test audio
+    showed the need for: none shares a minute's seed, a bed or its chatter lines with another."""
+    from benchmarks.long_false_accepts import BABBLE_BEDS, SPLITS, minutes
+
+    seeds = {split: {m.seed for m in minutes(6.5, wake_every=0, split=split)} for split in SPLITS}
+    assert all(m.split == "fresh" for m in minutes(0.1, split="fresh"))
+    for a, b in (("test", "dev"), ("test", "fresh"), ("dev", "fresh")):
+        assert seeds[a].isdisjoint(seeds[b])
+    _, chatter, beds = zip(*SPLITS.values(), strict=True)
+    assert len(set(chatter)) == len(SPLITS)
+    assert all(abs(x - y) >= BABBLE_BEDS for x in beds for y in beds if x != y), "beds of its own"
+
+
 def test_acceptance_decoder_settings_reach_the_workers_recognizers() -> None:
     """``python -m benchmarks.acceptance --decoder fillprob=1e-2`` measures a setting before it is shipped: the value
     reaches the decoder of every worker, over the shipped settings."""
