@@ -316,6 +316,8 @@ class FasterWhisper:
         self.suppressed = list(get_suppressed_tokens(self.tokenizer, [-1]))
         self._silence: tuple[Any, int] | None = None  # the encoder's output for a second of silence
         self._silent: dict[tuple[tuple[int, ...], str], tuple[list[int], np.ndarray]] = {}
+        #: The last sentence scored against an utterance (``_against``): the utterance's audio, the sentence, scores.
+        self._said: tuple[Any, str, tuple[list[int], np.ndarray]] | None = None
 
     def _start(self, prompt: str) -> list[int]:
         """The decoder's first tokens: the prompt's last 223 (faster-whisper's ``get_prompt``), then English,
@@ -347,8 +349,7 @@ class FasterWhisper:
         computed again for every member)."""
         if heard.audio is None:
             return [-30.0] * len(sentences)
-        encoded, frames, start = heard.audio
-        return [self._mean(encoded, frames, start, sentence) for sentence in sentences]
+        return [float(np.mean(self._against(heard, sentence)[1])) for sentence in sentences]
 
     def weigh_silent(self, heard: Heard, sentence: str) -> float:
         """The same, against a second of silence: what the prompt alone makes of the sentence ("What can I say."
@@ -363,10 +364,10 @@ class FasterWhisper:
         punctuation is no word). Empty where Whisper heard no audio."""
         if heard.audio is None:
             return []
-        encoded, frames, start = heard.audio
-        tokens, said = self._scores(encoded, frames, start, sentence)
+        tokens, said = self._against(heard, sentence)
         words: list[tuple[float, float]] = []
-        for token, audio, silence in zip(tokens, said, self._after_silence(start, sentence)[1], strict=True):
+        for token, audio, silence in zip(tokens, said, self._after_silence(heard.audio[2], sentence)[1],
+                                         strict=True):
             piece = self.tokenizer.decode([token])
             if piece.strip() and not any(c.isalnum() for c in piece):
                 continue
@@ -390,8 +391,12 @@ class FasterWhisper:
             self._silent[key] = self._scores(*self._silence, start, sentence)
         return self._silent[key]
 
-    def _mean(self, encoded: Any, frames: int, start: list[int], sentence: str) -> float:
-        return float(np.mean(self._scores(encoded, frames, start, sentence)[1]))
+    def _against(self, heard: Heard, sentence: str) -> tuple[list[int], np.ndarray]:
+        """``_scores`` against the utterance ``heard``; the last is kept, as a short command's support weighs it
+        whole (``weigh``) and then by word (``word_scores``), one decoder pass for both."""
+        if self._said is None or self._said[0] is not heard.audio or self._said[1] != sentence:
+            self._said = (heard.audio, sentence, self._scores(*heard.audio, sentence))
+        return self._said[2]
 
     def _scores(self, encoded: Any, frames: int, start: list[int], sentence: str) -> tuple[list[int], np.ndarray]:
         """The sentence's tokens after ``start``, and the log-probability of each against the encoded audio."""
