@@ -293,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/false_accepts_long.md"))
     parser.add_argument("--json", type=Path, default=None, help="also write every minute's result here")
     parser.add_argument("--split", choices=tuple(SPLITS), default="test",
-                        help="test (reported; default), dev (other minutes, beds and chatter lines, to tune on) or "
+                        help="test (reported; default), dev (other minutes, beds and chatter lines, to tune on), "
                         "fresh (a third set, to check a rule the test audio showed the need for) or fresh2 (a fourth, "
                         "for a rule the fresh audio showed the need for)")
     parser.add_argument("--decoder", type=decoder_setting, action="append", default=[], metavar="KEY=VALUE",
