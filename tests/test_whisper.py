@@ -326,6 +326,18 @@ def test_with_a_veto_a_command_whisper_wrote_most_of_stands_without_evidence(gra
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "start the game" and not both.vetoed
 
 
+@pytest.mark.parametrize(("after_silence", "stands"), [(-2.0, True), (-1.9, False)])
+def test_with_a_veto_letters_support_no_command_the_audio_makes_less_likely_than_silence(
+        grammar: Any, after_silence: float, stands: bool) -> None:
+    # Party talk that pocketsphinx heard as "what can i say" in the fresh hours: 64% of its letters.
+    both = checked("what can i say", "Could you repeat what Alice said?", 0.9, grammar,
+                   likely={"What can i say.": -2.0}, silent={"What can i say.": after_silence})
+    assert W.held("what can i say", "Could you repeat what Alice said?") >= W.SUPPORT_HELD
+    assert len("what can i say") >= W.SHORT_COMMAND
+    assert (both.recognize(np.zeros(16000, np.float32), 16000).text == "what can i say") is stands
+    assert both.vetoed is not stands
+
+
 @pytest.mark.parametrize(("left", "stands"), [(W.EVIDENCE + 0.05, True), (W.EVIDENCE - 0.05, False)])
 def test_with_a_veto_a_short_command_stands_only_when_the_audio_has_each_of_its_words(
         grammar: Any, left: float, stands: bool) -> None:
@@ -658,3 +670,33 @@ def test_the_model_hears_as_faster_whisper_s_transcribe_does(whisper: W.WhisperR
     segments = list(segments)
     assert heard.text == " ".join(s.text.strip() for s in segments).strip()
     assert heard.certainty == pytest.approx(np.exp(min(s.avg_logprob for s in segments)), rel=1e-4)
+
+
+@needs_model
+def test_the_tokenizer_gets_back_the_merge_its_file_lost() -> None:
+    import tokenizers
+
+    directory = W.model_dir()
+    as_filed = tokenizers.Tokenizer.from_file(str(directory / "tokenizer.json"))
+    mended = W.mended_tokenizer(directory)
+    assert as_filed.encode(" the", add_special_tokens=False).ids == [220, 3322], "the file's own split, still there"
+    assert mended.encode(" the", add_special_tokens=False).ids == [264], "Whisper's token for ' the'"
+    assert mended.decode(mended.encode(" Start the game.", add_special_tokens=False).ids) == " Start the game."
+    # Only words that begin with a space and a "t" change.
+    for text in (" Hostages Bob and Carol.", " I appoint Alice as leader.", " Pause."):
+        assert mended.encode(text, add_special_tokens=False).ids == as_filed.encode(
+            text, add_special_tokens=False).ids
+
+
+def test_a_tokenizer_that_has_the_merge_is_left_as_it_is(tmp_path: Path) -> None:
+    vocab = {"\u0120": 0, "t": 1, "h": 2, "\u0120t": 3, "th": 4}
+    merges = ["\u0120 t", "t h"]
+    model = {"type": "BPE", "vocab": vocab, "merges": merges}
+    (tmp_path / "tokenizer.json").write_text(json.dumps({"version": "1.0", "model": model}), encoding="utf-8")
+    mended = json.loads(W.mended_tokenizer(tmp_path).to_str())
+    assert [" ".join(m) if isinstance(m, list) else m for m in mended["model"]["merges"]] == merges
+
+
+@needs_model
+def test_the_recognizer_reads_with_the_mended_tokenizer(whisper: W.WhisperRecognizer) -> None:
+    assert whisper.model.tokenizer.encode(" the") == [264]
