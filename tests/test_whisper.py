@@ -194,6 +194,10 @@ class Stub:
         """As a second opinion: nothing weighed is likely enough."""
         return Transcript("", 0.0)
 
+    def evidence(self, text: str) -> float:
+        """As a second opinion: the audio makes any command it wrote far likelier than silence does."""
+        return 5.0
+
     def fork(self) -> Stub:
         return Stub(*self.heard)
 
@@ -210,6 +214,17 @@ def test_what_the_first_heard_as_no_command_is_heard_again() -> None:
     both = W.SecondOpinion(first, second)  # type: ignore[arg-type]
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "undo"
     assert both.chosen == "whisper"
+
+
+@pytest.mark.parametrize(("after_silence", "counts"), [(-1.5, True), (-0.9, False)])
+def test_a_command_whisper_alone_wrote_counts_only_when_the_audio_not_the_prompt_makes_it_likely(
+        grammar: Any, after_silence: float, counts: bool) -> None:
+    # A second of party talk that Whisper, its prompt listing the phase's commands, wrote as one of them.
+    both = checked("", "How much time is left.", 0.5, grammar, likely={"How much time is left.": -0.5},
+                   silent={"How much time is left.": after_silence})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "how much time is left") is counts
+    assert both.chosen == ("whisper" if counts else "stub")
 
 
 def test_the_first_ones_miss_stands_when_the_second_hears_nothing_either() -> None:

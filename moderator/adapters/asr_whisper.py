@@ -96,6 +96,15 @@ before, 5 of 86, at 0.42 to 0.82."""
 
 LETTERS_EVIDENCE = 0.0
 
+ALONE_EVIDENCE = EVIDENCE
+"""A command Whisper alone wrote (pocketsphinx heard none) counts only where the audio makes it likelier than a second
+of silence does by this much, as a command pocketsphinx heard needs to stand on Whisper's support: the prompt lists
+the phase's commands, and for a second or two of talk Whisper writes one of them, which the prompt alone makes
+nearly as likely. Over the fresh2 hours (6.5, 2026-11-26) Whisper alone gave "How much time is left." for 1.1 s of
+talk and "What can I say." for 2.1 s, 0.3 and 0.4 likelier against the audio than after silence; the dev split's 54
+right commands that Whisper alone gave, in five conditions, had 1.1 or more ("How much time is left." 1.2, "Start the
+game." 1.5). Where it falls short, the weighing may still take a command, at its own bars."""
+
 SHORT_COMMAND = 12
 WORD_LIKELY = -1.0
 """A command of fewer characters than this (as the parser reads it: "time left", "repeat", "undo that", "i send
@@ -604,13 +613,13 @@ class WhisperRecognizer:
 
 class SecondOpinion:
     """A recognizer (pocketsphinx: ``ByNoiseLevel`` or one model) whose every utterance is heard again by
-    ``second`` (``WhisperRecognizer``). Where the first heard no command, Whisper's command counts. Where it heard
-    one, Whisper checks it (``_checked``; not with ``veto`` None). Where that leaves no command, Whisper weighs the
-    commands nearest what both heard (``WhisperRecognizer.weigh``; not with ``weigh`` False, and ``weighed`` says
-    it gave the command). Not over the moderator's own voice: what the
-    echo canceller leaves of it is speech Whisper would write down. Everything else is the first recognizer's:
-    streaming, made-up pronunciations, the scores behind the last decode. ``chosen`` says "whisper" when the
-    second opinion gave the command; ``vetoed`` says it dropped the first one's."""
+    ``second`` (``WhisperRecognizer``). Where the first heard no command, Whisper's command counts when the audio
+    gives it its evidence (``ALONE_EVIDENCE``). Where it heard one, Whisper checks it (``_checked``; not with
+    ``veto`` None). Where that leaves no command, Whisper weighs the commands nearest what both heard
+    (``WhisperRecognizer.weigh``; not with ``weigh`` False, and ``weighed`` says it gave the command). Not over the
+    moderator's own voice: what the echo canceller leaves of it is speech Whisper would write down. Everything else
+    is the first recognizer's: streaming, made-up pronunciations, the scores behind the last decode. ``chosen`` says
+    "whisper" when the second opinion gave the command; ``vetoed`` says it dropped the first one's."""
 
     def __init__(self, first: Any, second: WhisperRecognizer, *, veto: float | None = VETO,
                  weigh: bool = True) -> None:
@@ -661,7 +670,7 @@ class SecondOpinion:
             kept = self._checked(heard, other)
             if kept.text or not self.weigh:
                 return kept
-        elif other.text:
+        elif other.text and self.second.evidence(other.text) >= ALONE_EVIDENCE:
             self.by_second = True
             return other
         elif not self.weigh:
