@@ -169,8 +169,9 @@ def mended_tokenizer(directory: Path) -> Any:
 
     data = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
     merges = data["model"]["merges"]
-    if merges and LOST_MERGE not in merges and [LOST_MERGE] not in merges:
-        merges.insert(0, LOST_MERGE if isinstance(merges[0], str) else LOST_MERGE.split(" "))
+    lost = LOST_MERGE if merges and isinstance(merges[0], str) else LOST_MERGE.split(" ")  # newer files: pairs
+    if merges and lost not in merges:
+        merges.insert(0, lost)
     return tokenizers.Tokenizer.from_str(json.dumps(data))
 
 
@@ -373,13 +374,6 @@ class FasterWhisper:
         frames = min(features.shape[-1] - 1, self.whisper.feature_extractor.nb_max_frames)
         return self._decode(self.whisper.encode(pad_or_trim(features[:, :frames])), frames, prompt)
 
-    def hear_again(self, heard: Heard, prompt: str) -> Heard:
-        """The utterance ``heard`` decoded again after another prompt, for the decoder's cost alone (the encoder's
-        output is kept)."""
-        if heard.audio is None:
-            return heard
-        return self._decode(heard.audio[0], heard.audio[1], prompt)
-
     def _decode(self, encoded: Any, frames: int, prompt: str) -> Heard:
         start = self._start(prompt)
         result = self.whisper.model.generate(
@@ -551,9 +545,8 @@ class WhisperRecognizer:
     def supports(self, text: str) -> bool:
         """Whether Whisper supports the command ``text`` it did not write for the last utterance: its words hold
         ``SUPPORT_HELD`` of the command's letters (where the audio gives it ``LETTERS_EVIDENCE``), or the audio gives
-        the command ``EVIDENCE``; a command shorter
-        than ``SHORT_COMMAND`` needs each of its words in the audio too (``hears_each_word``), and its letters do
-        not count; never where Whisper wrote nothing."""
+        the command ``EVIDENCE``; a command shorter than ``SHORT_COMMAND`` needs each of its words in the audio too
+        (``hears_each_word``), and its letters do not count; never where Whisper wrote nothing."""
         if not self.words:
             return False
         if len(_words(text)) < SHORT_COMMAND:
