@@ -703,27 +703,31 @@ def test_the_tokenizer_gets_back_the_merge_its_file_lost() -> None:
             text, add_special_tokens=False).ids
 
 
+def _tokenizer_file(directory: Path, merges: list[str], as_pairs: bool) -> None:
+    """A small BPE ``tokenizer.json`` over a space (``Ġ``), "t" and "h", its merges as strings or, as newer files
+    list them, as pairs."""
+    vocab = {"\u0120": 0, "t": 1, "h": 2, "\u0120t": 3, "th": 4, "\u0120th": 5}
+    model = {"type": "BPE", "vocab": vocab, "merges": [m.split(" ") for m in merges] if as_pairs else merges}
+    (directory / "tokenizer.json").write_text(json.dumps({"version": "1.0", "model": model}), encoding="utf-8")
+
+
+def _merges(tokenizer: Any) -> list[str]:
+    return [" ".join(m) if isinstance(m, list) else m for m in json.loads(tokenizer.to_str())["model"]["merges"]]
+
+
 @pytest.mark.parametrize("as_pairs", [False, True])
 def test_a_tokenizer_that_has_the_merge_is_left_as_it_is(tmp_path: Path, as_pairs: bool) -> None:
-    vocab = {"\u0120": 0, "t": 1, "h": 2, "\u0120t": 3, "th": 4}
     merges = ["\u0120 t", "t h"]
-    filed = [m.split(" ") for m in merges] if as_pairs else merges  # newer tokenizer files list pairs
-    model = {"type": "BPE", "vocab": vocab, "merges": filed}
-    (tmp_path / "tokenizer.json").write_text(json.dumps({"version": "1.0", "model": model}), encoding="utf-8")
-    mended = json.loads(W.mended_tokenizer(tmp_path).to_str())
-    assert [" ".join(m) if isinstance(m, list) else m for m in mended["model"]["merges"]] == merges
+    _tokenizer_file(tmp_path, merges, as_pairs)
+    assert _merges(W.mended_tokenizer(tmp_path)) == merges
 
 
 @pytest.mark.parametrize("as_pairs", [False, True])
 def test_a_tokenizer_without_the_merge_gets_it_first(tmp_path: Path, as_pairs: bool) -> None:
-    vocab = {"\u0120": 0, "t": 1, "h": 2, "\u0120t": 3, "th": 4, "\u0120th": 5}
     merges = ["t h", "\u0120t h"]
-    filed = [m.split(" ") for m in merges] if as_pairs else merges
-    model = {"type": "BPE", "vocab": vocab, "merges": filed}
-    (tmp_path / "tokenizer.json").write_text(json.dumps({"version": "1.0", "model": model}), encoding="utf-8")
+    _tokenizer_file(tmp_path, merges, as_pairs)
     mended = W.mended_tokenizer(tmp_path)
-    assert [" ".join(m) if isinstance(m, list) else m for m in json.loads(mended.to_str())["model"]["merges"]] == [
-        "\u0120 t", *merges]
+    assert _merges(mended) == ["\u0120 t", *merges]
     assert mended.encode("\u0120th").ids == [5], "the space and the t join first, then the h"
 
 

@@ -372,9 +372,7 @@ class FasterWhisper:
 
         features = self.whisper.feature_extractor(audio)
         frames = min(features.shape[-1] - 1, self.whisper.feature_extractor.nb_max_frames)
-        return self._decode(self.whisper.encode(pad_or_trim(features[:, :frames])), frames, prompt)
-
-    def _decode(self, encoded: Any, frames: int, prompt: str) -> Heard:
+        encoded = self.whisper.encode(pad_or_trim(features[:, :frames]))
         start = self._start(prompt)
         result = self.whisper.model.generate(
             encoded, [start], beam_size=1, max_length=len(start) + MAX_TOKENS, return_scores=True,
