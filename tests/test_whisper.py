@@ -376,6 +376,29 @@ def test_with_a_veto_a_word_the_audio_makes_likely_in_its_own_right_is_heard(gra
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "" and both.vetoed
 
 
+@pytest.mark.parametrize(("role", "stands"), [(W.EVIDENCE + 0.05, True), (W.EVIDENCE - 0.05, False)])
+def test_with_a_veto_a_command_stands_only_when_the_audio_has_each_name_and_value_it_carries(
+        grammar: Any, role: float, stands: bool) -> None:
+    # The reveal's talk in the fresh3 hours: pocketsphinx heard "carol is the president", Whisper wrote "Carol is
+    # that your red card?" surely. The audio gives the whole command its evidence, and has "Carol", not "president".
+    words = {"Carol is the president.": [(-0.0, -11.0), (-0.4, -5.0), (-5.6, -3.3), (-9.0 + role, -9.0)]}
+    both = checked("carol is the president", "Carol, is that your card?", 0.9, grammar,
+                   likely={"Carol is the president.": -2.0}, words=words)
+    assert not W.other_words("carol is the president", "Carol, is that your card?"), "most of its letters"
+    assert len("carol is the president") >= W.SHORT_COMMAND, "long: its words are not all asked for"
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "carol is the president") is stands and both.vetoed is not stands
+    assert not both.weighed, "nor does the weighing take it"
+
+
+def test_a_command_that_carries_no_name_or_value_needs_none_heard(grammar: Any) -> None:
+    whisper = W.WhisperRecognizer(model=Writes("Start a game.", 0.9, words={"Start the game.": [(-9.0, 0.0)] * 3}))
+    whisper.expect(grammar, ROSTER)
+    whisper.transcribe(np.zeros(16000, np.float32), 16000)
+    assert whisper.hears_each_value("start the game")
+    assert not whisper.hears_each_word("start the game")
+
+
 def test_with_a_veto_the_letters_whisper_wrote_do_not_support_a_short_command(grammar: Any) -> None:
     # The dev split's party talk: "And do something." holds 67% of the letters of "undo that".
     likely, silent = {"Undo that.": -3.0}, {"Undo that.": -3.0 - (W.EVIDENCE - 0.5)}
@@ -593,6 +616,22 @@ def test_the_lower_bars_are_not_for_a_list_that_leaves_out_a_player_whisper_wrot
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "hostages bob and carol"
 
 
+@pytest.mark.parametrize(("role", "counts"), [(W.WORD_LIKELY + 0.05, True), (W.WORD_LIKELY - 0.05, False)])
+def test_a_weighed_command_counts_only_when_the_audio_has_each_name_and_value_it_carries(
+        grammar: Any, role: float, counts: bool) -> None:
+    # The reveal's talk in the fresh3 hours, written "Grace is the person.": "Grace is the president." is nearly as
+    # likely, and far likelier than after silence, but the audio does not have "president".
+    roster = ["Grace", "Heidi"]
+    words = {"Grace is the president.": [(-0.4, -9.5), (-0.4, -4.2), (-0.4, -2.3), (role, role)]}
+    second = W.WhisperRecognizer(model=Writes("Grace is the person.", float(np.exp(-0.86)),
+                                              likely={"Grace is the president.": -0.98},
+                                              silent={"Grace is the president.": -3.9}, words=words))
+    both = W.SecondOpinion(Stub(Transcript("", 0.0), Transcript("", 0.0)), second)  # type: ignore[arg-type]
+    both.expect(grammar, roster, ["reveal", "help"])
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "grace is the president") is counts and both.weighed is counts
+
+
 def test_a_command_whisper_finds_unlikely_is_no_command_even_when_its_own_words_are_too(grammar: Any) -> None:
     both = checked("", "Uh.", float(np.exp(-2.5)), grammar, likely={"Pause.": W.WEIGH_LEAST - 0.05},
                    first_guess="pause")
@@ -670,6 +709,17 @@ def test_the_real_model_finds_evidence_for_each_word_said_and_none_for_a_word_no
     assert left - left_after_silence < W.EVIDENCE and left < W.WORD_LIKELY
     assert W.held("time left", whisper.words) >= W.SUPPORT_HELD, "Whisper's words hold most of its letters"
     assert not whisper.supports("time left")
+
+
+@needs_model
+def test_the_real_model_hears_the_name_but_not_the_role_in_talk_about_it(whisper: W.WhisperRecognizer,
+                                                                         grammar: Any, tmp_path: Path) -> None:
+    whisper.expect(grammar, ROSTER, ["reveal", "help"])
+    whisper.transcribe(said("carol is the president", tmp_path), 16000)
+    assert whisper.hears_each_value("carol is the president")
+    whisper.transcribe(said("carol is the person", tmp_path), 16000)
+    assert not whisper.hears_each_value("carol is the president")
+    assert whisper.hears_each_value("help"), "no name or value to hear"
 
 
 @needs_model
