@@ -391,6 +391,17 @@ def test_with_a_veto_a_command_stands_only_when_the_audio_has_each_name_and_valu
     assert not both.weighed, "nor does the weighing take it"
 
 
+def test_names_are_heard_as_the_roster_spells_them(grammar: Any) -> None:
+    # espeak-ng's "the bomber is Erin" in a whole game: " erin" is unlikely against the audio and after silence
+    # alike (-17), so the audio's part in it is lost; " Erin", as the prompt spells it, is likely.
+    words = {"The president is carol.": [(-0.1, -2.3), (-0.1, -10.8), (-1.8, -2.1), (-16.9, -17.5)],
+             "The president is Carol.": [(-0.1, -2.3), (-0.1, -10.8), (-1.8, -2.1), (-0.9, -6.0)]}
+    whisper = W.WhisperRecognizer(model=Writes("The president is now in...", 0.5, words=words))
+    whisper.expect(grammar, ROSTER)
+    whisper.transcribe(np.zeros(16000, np.float32), 16000)
+    assert whisper.hears_each_value("the president is carol")
+
+
 def test_a_command_that_carries_no_name_or_value_needs_none_heard(grammar: Any) -> None:
     whisper = W.WhisperRecognizer(model=Writes("Start a game.", 0.9, words={"Start the game.": [(-9.0, 0.0)] * 3}))
     whisper.expect(grammar, ROSTER)
@@ -717,6 +728,8 @@ def test_the_real_model_hears_the_name_but_not_the_role_in_talk_about_it(whisper
     whisper.expect(grammar, ROSTER, ["reveal", "help"])
     whisper.transcribe(said("carol is the president", tmp_path), 16000)
     assert whisper.hears_each_value("carol is the president")
+    whisper.transcribe(said("the president is carol", tmp_path), 16000)
+    assert whisper.hears_each_value("the president is carol"), "the name as the roster spells it"
     whisper.transcribe(said("carol is the person", tmp_path), 16000)
     assert not whisper.hears_each_value("carol is the president")
     assert whisper.hears_each_value("help"), "no name or value to hear"

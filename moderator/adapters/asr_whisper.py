@@ -515,7 +515,8 @@ class WhisperRecognizer:
         tokens, ``FasterWhisper.weigh``); the likeliest counts when it scores ``WEIGH_LEAST`` or more,
         ``WEIGH_EVIDENCE`` more than against silence (the audio's own part in it), and at most ``WEIGH_BEHIND``
         below Whisper's own words. A command that a hint itself parses as, where Whisper's words name no player it
-        leaves out, needs only ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. In babble Whisper writes "Our hostage is
+        leaves out, needs only ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. A command Whisper did not write itself needs
+        each name and value it carries in the audio (``hears_each_value``). In babble Whisper writes "Our hostage is
         a Remy, Beatrix, Cedric, Delia, and Paul." and "Room a release the press agenda.", and finds the commands
         said nearly as likely; "What can I say." it finds likely after any "I'm not sure.", but as likely after
         silence."""
@@ -551,7 +552,8 @@ class WhisperRecognizer:
         """Whether Whisper supports the command ``text`` it did not write for the last utterance: its words hold
         ``SUPPORT_HELD`` of the command's letters (where the audio gives it ``LETTERS_EVIDENCE``), or the audio gives
         the command ``EVIDENCE``; a command shorter than ``SHORT_COMMAND`` needs each of its words in the audio too
-        (``hears_each_word``), and its letters do not count; never where Whisper wrote nothing."""
+        (``hears_each_word``), and its letters do not count; a command that carries names or values needs each of them
+        in the audio (``hears_each_value``); never where Whisper wrote nothing."""
         if not self.words:
             return False
         if len(_words(text)) < SHORT_COMMAND:
@@ -589,7 +591,11 @@ class WhisperRecognizer:
             return True
         if self._last is None or not self._last[1].text:
             return False
-        scores = self.model.word_scores(self._last[1], _written(text))
+        # The names as the roster (and the prompt) spell them: Whisper finds " erin" far less likely than " Erin",
+        # after silence too, and the difference, the audio's part, shrinks with it.
+        spelled = {w.lower(): w for name in names_said(parsed.slots) for w in normalize(name)}
+        sentence = _written(" ".join(spelled.get(word, word) for word in words))
+        scores = self.model.word_scores(self._last[1], sentence)
         # One score per word: each word of a command starts with a space token (its punctuation is no word).
         return len(scores) == len(words) and all(
             _heard(audio, silence) for word, (audio, silence) in zip(words, scores, strict=True) if word in values)
