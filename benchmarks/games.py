@@ -51,6 +51,14 @@ def decisions(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
     return out
 
 
+def first_difference(typed: dict[str, list[Any]], spoken: dict[str, list[Any]]) -> list[Any] | None:
+    """The first decision the spoken game made otherwise than the typed one (room A's, then B's, then the winner),
+    as [where, typed, spoken]; None when there is none. A decision the spoken game never made is None."""
+    return next(([where, a, b] for where in ("A", "B", "result")
+                 for a, b in zip(typed[where], spoken[where] + [None] * len(typed[where]), strict=False) if a != b),
+                None)
+
+
 def _simulate(game: str, *extra: str) -> list[dict[str, Any]]:
     from moderator.cli import main
     from moderator.env import Environment
@@ -78,9 +86,7 @@ def run_one(job: tuple[str, str, str, float, int]) -> dict[str, Any]:
     agreed = sum(1 for room in ("A", "B") for a, b in zip(typed[room], spoken[room], strict=False) if a == b)
     return {"game": game, "voice": voice, "model": model, "snr": snr, "repeats": repeats,
             "same": spoken == typed, "decisions": sum(len(typed[r]) for r in ("A", "B")), "agreed": agreed,
-            "first_wrong": next(([room, a, b] for room in ("A", "B")
-                                 for a, b in zip(typed[room], spoken[room] + [None] * 99, strict=False) if a != b),
-                                None),
+            "first_wrong": first_difference(typed, spoken),
             "commands": sum(e["type"] == "command" for e in events), "seconds": round(time.perf_counter() - started)}
 
 

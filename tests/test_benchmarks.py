@@ -60,6 +60,16 @@ def test_poisson_upper_bound() -> None:
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_games_name_the_first_decision_made_otherwise_the_winner_too() -> None:
+    from benchmarks.games import first_difference
+
+    typed = {"A": [(1, "leader", "Alice")], "B": [(1, "leader", "Erin")], "result": ["blue"]}
+    assert first_difference(typed, typed) is None
+    assert first_difference(typed, {**typed, "result": []}) == ["result", "blue", None], "a game never decided"
+    assert first_difference(typed, {**typed, "B": [(1, "leader", "Frank")], "result": ["red"]}) == [
+        "B", (1, "leader", "Erin"), (1, "leader", "Frank")]
+
+
 def test_espeak_voice_options_change_the_speech() -> None:
     assert parse_voice("espeak-ng:en-us+f3,speed=150,pitch=70") == ("espeak-ng", "en-us+f3,speed=150,pitch=70")
     slow = speak("start the game", "espeak-ng:en-us,speed=120")
