@@ -377,7 +377,7 @@ def test_with_a_veto_a_word_the_audio_makes_likely_in_its_own_right_is_heard(gra
 
 
 @pytest.mark.parametrize(("role", "stands"), [(W.EVIDENCE + 0.05, True), (W.EVIDENCE - 0.05, False)])
-def test_with_a_veto_a_command_stands_only_when_the_audio_has_each_name_and_value_it_carries(
+def test_with_a_veto_a_command_stands_only_when_the_audio_has_the_role_it_carries(
         grammar: Any, role: float, stands: bool) -> None:
     # The reveal's talk in the fresh3 hours: pocketsphinx heard "carol is the president", Whisper wrote "Carol is
     # that your red card?" surely. The audio gives the whole command its evidence, and has "Carol", not "president".
@@ -404,7 +404,7 @@ def test_a_name_is_not_asked_for(grammar: Any) -> None:
     assert not whisper.hears_each_value("the president is carol"), "the role is asked for"
 
 
-def test_a_command_that_carries_no_name_or_value_needs_none_heard(grammar: Any) -> None:
+def test_a_command_that_carries_no_role_team_or_room_needs_none_heard(grammar: Any) -> None:
     whisper = W.WhisperRecognizer(model=Writes("Start a game.", 0.9, words={"Start the game.": [(-9.0, 0.0)] * 3}))
     whisper.expect(grammar, ROSTER)
     whisper.transcribe(np.zeros(16000, np.float32), 16000)
@@ -630,7 +630,7 @@ def test_the_lower_bars_are_not_for_a_list_that_leaves_out_a_player_whisper_wrot
 
 
 @pytest.mark.parametrize(("role", "counts"), [(W.WORD_LIKELY + 0.05, True), (W.WORD_LIKELY - 0.05, False)])
-def test_a_weighed_command_counts_only_when_the_audio_has_each_name_and_value_it_carries(
+def test_a_weighed_command_counts_only_when_the_audio_has_the_role_it_carries(
         grammar: Any, role: float, counts: bool) -> None:
     # The reveal's talk in the fresh3 hours, written "Grace is the person.": "Grace is the president." is nearly as
     # likely, and far likelier than after silence, but the audio does not have "president".

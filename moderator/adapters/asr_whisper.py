@@ -516,7 +516,7 @@ class WhisperRecognizer:
         ``WEIGH_EVIDENCE`` more than against silence (the audio's own part in it), and at most ``WEIGH_BEHIND``
         below Whisper's own words. A command that a hint itself parses as, where Whisper's words name no player it
         leaves out, needs only ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. A command Whisper did not write itself needs
-        each name and value it carries in the audio (``hears_each_value``). In babble Whisper writes "Our hostage is
+        its role, team or room in the audio (``hears_each_value``). In babble Whisper writes "Our hostage is
         a Remy, Beatrix, Cedric, Delia, and Paul." and "Room a release the press agenda.", and finds the commands
         said nearly as likely; "What can I say." it finds likely after any "I'm not sure.", but as likely after
         silence."""
@@ -552,8 +552,8 @@ class WhisperRecognizer:
         """Whether Whisper supports the command ``text`` it did not write for the last utterance: its words hold
         ``SUPPORT_HELD`` of the command's letters (where the audio gives it ``LETTERS_EVIDENCE``), or the audio gives
         the command ``EVIDENCE``; a command shorter than ``SHORT_COMMAND`` needs each of its words in the audio too
-        (``hears_each_word``), and its letters do not count; a command that carries names or values needs each of them
-        in the audio (``hears_each_value``); never where Whisper wrote nothing."""
+        (``hears_each_word``), and its letters do not count; a command's role, team or room must be in the audio
+        (``hears_each_value``); never where Whisper wrote nothing."""
         if not self.words:
             return False
         if len(_words(text)) < SHORT_COMMAND:
@@ -590,16 +590,15 @@ class WhisperRecognizer:
         if not isinstance(parsed, Parsed):
             return True
         words = _words(text).split()
-        names = {w.lower() for name in names_said(parsed.slots) for w in normalize(name)}
+        spelled = {w.lower(): w for name in names_said(parsed.slots) for w in normalize(name)}
         values = {w.lower() for v in parsed.slots.values() for x in (v if isinstance(v, list) else [v])
-                  for w in normalize(str(x))} & set(words) - names
+                  for w in normalize(str(x))} & set(words) - set(spelled)
         if not values:
             return True
         if self._last is None or not self._last[1].text:
             return False
         # The names as the roster (and the prompt) spell them: the words after a name are scored after it, and
         # Whisper never writes " erin" for " Erin".
-        spelled = {w.lower(): w for name in names_said(parsed.slots) for w in normalize(name)}
         sentence = _written(" ".join(spelled.get(word, word) for word in words))
         scores = self.model.word_scores(self._last[1], sentence)
         # One score per word: each word of a command starts with a space token (its punctuation is no word).
