@@ -32,7 +32,9 @@ first heard (without Festival's voices, which the machine lacked) to check the m
 ``--split fresh3`` is a fifth (seed 11), set aside unheard (2026-11-26) for the rule the fresh2 hours showed the need
 for (a command Whisper alone wrote needing the audio's evidence, not the prompt's), and first heard, with Festival's
 voices, on 2026-11-26 (13 false accepts, 7 of them reveals in the reveal phase's talk). ``--split fresh4`` is a sixth
-(seed 12), set aside unheard (2026-11-26) for rules the fresh3 hours show the need for.
+(seed 12), set aside unheard (2026-11-26) for rules the fresh3 hours showed the need for, and first heard on
+2026-11-27 (7 false accepts). ``--split fresh5`` is a seventh (seed 13), set aside unheard (2026-11-27) for rules the
+fresh4 hours show the need for.
 
 The wake word: every ``--wake-every``-th minute is heard a second time with the wake word on ("moderator ...").
 The rate per hour is given with its one-sided 95% Poisson upper bound; with no false accept in H hours the bound
