@@ -59,7 +59,6 @@ def test_poisson_upper_bound() -> None:
     assert _poisson_upper(3) == pytest.approx(7.754, abs=0.01)
 
 
-@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 def test_games_name_the_first_decision_made_otherwise_the_winner_too() -> None:
     from benchmarks.games import first_difference
 
@@ -70,6 +69,7 @@ def test_games_name_the_first_decision_made_otherwise_the_winner_too() -> None:
         "B", (1, "leader", "Erin"), (1, "leader", "Frank")]
 
 
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 def test_espeak_voice_options_change_the_speech() -> None:
     assert parse_voice("espeak-ng:en-us+f3,speed=150,pitch=70") == ("espeak-ng", "en-us+f3,speed=150,pitch=70")
     slow = speak("start the game", "espeak-ng:en-us,speed=120")
@@ -122,8 +122,7 @@ def test_long_false_accepts_minutes_render_the_same_from_their_seed(monkeypatch:
 def test_long_false_accepts_splits_have_minutes_beds_and_chatter_of_their_own() -> None:
     """The test split is reported, the dev split tuned on, the fresh split checks a rule that the test audio showed
     the need for, fresh2 one the fresh audio showed, fresh3 one fresh2 showed, fresh4 one fresh3 showed and fresh5
-    one fresh4 shows: none
-    shares a minute's seed, a bed or its chatter lines with another."""
+    one fresh4 shows: none shares a minute's seed, a bed or its chatter lines with another."""
     from itertools import combinations
 
     from benchmarks.long_false_accepts import BABBLE_BEDS, SPLITS, minutes

@@ -731,7 +731,7 @@ def test_the_real_model_hears_the_name_but_not_the_role_in_talk_about_it(whisper
     whisper.transcribe(said("carol is the president", tmp_path), 16000)
     assert whisper.hears_each_value("carol is the president")
     whisper.transcribe(said("the president is carol", tmp_path), 16000)
-    assert whisper.hears_each_value("the president is carol"), "the name as the roster spells it"
+    assert whisper.hears_each_value("the president is carol"), "the role, before the name"
     whisper.transcribe(said("carol is the person", tmp_path), 16000)
     assert not whisper.hears_each_value("carol is the president")
     assert whisper.hears_each_value("help"), "no name or value to hear"
