@@ -675,6 +675,21 @@ def test_a_vetoed_command_whisper_still_finds_likely_stands(grammar: Any) -> Non
     assert heard.text == "room a is ready" and both.weighed and both.vetoed
 
 
+@pytest.mark.parametrize(("written", "certainty", "counts"), [
+    ("Time for the left, but it's time for the left.", W.VETO + 0.1, False),
+    ("Time for the left, but it's time for the left.", W.VETO - 0.1, True),
+    ("Time for the left.", W.VETO + 0.1, True)])
+def test_the_weighing_takes_no_command_from_talk_whisper_wrote_with_its_words_in_it(
+        grammar: Any, written: str, certainty: float, counts: bool) -> None:
+    # The fresh4 hours: talk that pocketsphinx took for "time left" and Whisper wrote with 5 times as many words.
+    assert (len(W._words(written).split()) >= W.VETO_LONGER * 2 and certainty >= W.VETO) is not counts
+    both = checked("", written, certainty, grammar, likely={"Time left.": -1.0},
+                   silent={"Time left.": -1.0 - W.WEIGH_EVIDENCE - 0.5}, first_guess="time left")
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "time left") is counts
+    assert both.weighed is counts
+
+
 def test_without_weighing_nothing_is_weighed(grammar: Any) -> None:
     second = W.WhisperRecognizer(model=Writes("Hostage is a Bob and Carol.", 0.6, {"Hostages Bob and Carol.": -0.1}))
     both = W.SecondOpinion(Stub(Transcript("", 0.4, guess="hostages bob and carol")), second,  # type: ignore[arg-type]

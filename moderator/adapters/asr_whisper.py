@@ -522,10 +522,10 @@ class WhisperRecognizer:
         ``WEIGH_EVIDENCE`` more than against silence (the audio's own part in it), and at most ``WEIGH_BEHIND``
         below Whisper's own words. A command that a hint itself parses as, where Whisper's words name no player it
         leaves out, needs only ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. A command Whisper did not write itself needs
-        its role, team or room in the audio (``hears_each_value``). In babble Whisper writes "Our hostage is
-        a Remy, Beatrix, Cedric, Delia, and Paul." and "Room a release the press agenda.", and finds the commands
-        said nearly as likely; "What can I say." it finds likely after any "I'm not sure.", but as likely after
-        silence."""
+        its role, team or room in the audio (``hears_each_value``); none is taken from talk Whisper wrote with the
+        command's words in it (``_talks_on``). In babble Whisper writes "Our hostage is a Remy, Beatrix, Cedric,
+        Delia, and Paul." and "Room a release the press agenda.", and finds the commands said nearly as likely;
+        "What can I say." it finds likely after any "I'm not sure.", but as likely after silence."""
         if self.grammar is None or self._last is None or not self._last[1].text:
             return Transcript("", 0.0 if self._last is None else self._last[1].certainty)  # no speech, no command
         heard = self._last[1]
@@ -541,9 +541,22 @@ class WhisperRecognizer:
         evidence, behind = (AGREED_EVIDENCE, AGREED_BEHIND) if agreed else (WEIGH_EVIDENCE, WEIGH_BEHIND)
         if (said >= WEIGH_LEAST and said >= heard.logprob - behind
                 and said - self.model.weigh_silent(heard, _written(text)) >= evidence
+                and not self._talks_on(text)
                 and (self.agrees(text) or self.hears_each_value(text))):
             return Transcript(_words(text), float(np.exp(said)))
         return Transcript("", heard.certainty)
+
+    def _talks_on(self, text: str) -> bool:
+        """Whether Whisper wrote, at ``VETO`` certainty or more, ``VETO_LONGER`` times as many words as the command
+        ``text`` has for the last utterance: talk with the command's words in it, as a command pocketsphinx heard
+        is dropped for (``other_words``). The weighing takes no command from it: over the fresh2 and fresh4 hours
+        (6.5 each) it took "repeat" from "Repeat. What Heidi says." and "We should swap.", and "time left" from
+        "Time for the left, but it's time for the left.", pocketsphinx's own "time left" having been dropped for
+        those very words. The right commands the weighing gave on the dev split (2026-11-27) had at most 1.8 times
+        as many words written ("The Gambler is such a random player." for "the gambler says red")."""
+        heard = self._last[1] if self._last is not None else None
+        return (heard is not None and heard.certainty >= VETO
+                and len(_words(heard.text).split()) >= VETO_LONGER * max(len(_words(text).split()), 1))
 
     def evidence(self, text: str) -> float:
         """How much likelier the last utterance makes the command ``text`` than a second of silence does, as
