@@ -649,6 +649,34 @@ def test_a_weighed_command_counts_only_when_the_audio_has_the_role_it_carries(
     assert (heard.text == "grace is the president") is counts and both.weighed is counts
 
 
+@pytest.mark.parametrize(("the", "counts"), [(0.05, True), (-0.05, False)])
+def test_a_weighed_command_counts_only_when_the_audio_makes_none_of_its_words_less_likely_than_silence(
+        grammar: Any, the: float, counts: bool) -> None:
+    # The reveal's talk in the fresh4 hours, written "Frank is on his way.": "Frank is the president." is likely and
+    # its role is heard, but the audio makes "the" less likely than silence does.
+    roster = ["Frank", "Grace"]
+    words = {"Frank is the president.": [(-0.1, -8.8), (-1.4, -3.5), (-4.5, -4.5 - the), (-1.4, -2.5)]}
+    second = W.WhisperRecognizer(model=Writes("Frank is on his way.", float(np.exp(-0.8)),
+                                              likely={"Frank is the president.": -0.9},
+                                              silent={"Frank is the president.": -3.1}, words=words))
+    guessed = Transcript("", 0.3, guess="frank is the president")  # (or the nearest commands are other roles)
+    both = W.SecondOpinion(Stub(guessed, guessed), second)  # type: ignore[arg-type]
+    both.expect(grammar, roster, ["reveal", "help"])
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "frank is the president") is counts and both.weighed is counts
+
+
+def test_the_words_that_join_names_and_the_names_may_be_less_likely_than_silence(grammar: Any) -> None:
+    # Whisper writes a list with commas ("I sent you, Ursula, and Vincent."), and misspells names.
+    second = W.WhisperRecognizer(model=Writes("Hostages, Bob, Carol.", 0.6, words={
+        "Hostages Bob and Carol.": [(-0.5, -4.0), (-9.0, -3.0), (-6.0, -2.0), (-0.3, -5.0)]}))
+    second.expect(grammar, ROSTER)
+    second.transcribe(np.zeros(16000, np.float32), 16000)
+    assert second.nothing_against("hostages bob and carol")
+    second.model.words["Hostages Bob and Carol."][0] = (-4.1, -4.0)  # type: ignore[attr-defined]
+    assert not second.nothing_against("hostages bob and carol"), "'hostages' less likely than after silence"
+
+
 def test_a_command_whisper_finds_unlikely_is_no_command_even_when_its_own_words_are_too(grammar: Any) -> None:
     both = checked("", "Uh.", float(np.exp(-2.5)), grammar, likely={"Pause.": W.WEIGH_LEAST - 0.05},
                    first_guess="pause")

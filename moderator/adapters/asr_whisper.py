@@ -542,7 +542,7 @@ class WhisperRecognizer:
         if (said >= WEIGH_LEAST and said >= heard.logprob - behind
                 and said - self.model.weigh_silent(heard, _written(text)) >= evidence
                 and not self._talks_on(text)
-                and (self.agrees(text) or self.hears_each_value(text))):
+                and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
             return Transcript(_words(text), float(np.exp(said)))
         return Transcript("", heard.certainty)
 
@@ -606,24 +606,54 @@ class WhisperRecognizer:
         game's reveal ("the bomber is Erin", which Whisper wrote "The bomber is now in...") and 2 right test
         commands (docs/benchmarks/changes.md). The names are written as the roster spells them, as the prompt does:
         they are the context of the words scored after them."""
-        parsed = self.grammar.parse(_words(text), self.roster) if self.grammar is not None else None
-        if not isinstance(parsed, Parsed):
-            return True
-        words = _words(text).split()
-        spelled = {w.lower(): w for name in names_said(parsed.slots) for w in normalize(name)}
-        values = {w.lower() for v in parsed.slots.values() for x in (v if isinstance(v, list) else [v])
-                  for w in normalize(str(x))} & set(words) - set(spelled)
-        if not values:
+        return self._each_heard(text, ("value",), EVIDENCE)
+
+    def nothing_against(self, text: str) -> bool:
+        """Whether the audio of the last utterance makes no word of the command ``text`` less likely than a second
+        of silence does, other than a player's name or a word that joins names ("and"; Whisper writes a comma):
+        each other word scores no lower against the audio than after silence, or ``WORD_LIKELY`` or more in its
+        own right. The weighing takes a command Whisper did not write itself only so. Talk about the reveal
+        names a player and goes on otherwise, and the grammar then waits for "{player} is the {role}": over the
+        fresh3 and fresh4 hours (6.5 each) the weighing took "heidi is the bomber" from "Heidi is not the bomber.",
+        "grace is the president" from "Grace is us.", "heidi is the president" from "Heidi has been trained to be
+        here." and "frank is the president" from "Frank is on his way.", "the" 0.8 to 2.6 less likely against the
+        audio than after silence. No right command the weighing gave on the dev split (32, in clean + hiss, 12
+        and 6 dB babble; 2026-11-27) had such a word. (Not for the check: there "gambler says red", written
+        "Gambler predicts red or white.", and "the bomber is zeke", written "Probably with me.", had one.)"""
+        return self._each_heard(text, ("value", "word"), 0.0)
+
+    def _each_heard(self, text: str, kinds: tuple[str, ...], evidence: float) -> bool:
+        """Whether the last utterance has each word of the command ``text`` of these ``kinds`` (``_kinds``), each
+        ``evidence`` likelier against the audio than after silence or ``WORD_LIKELY`` in its own right; True when
+        the grammar does not parse it or it has none, False when Whisper wrote nothing."""
+        said = self._kinds(text)
+        if not any(kind in kinds for _, kind in said):
             return True
         if self._last is None or not self._last[1].text:
             return False
         # The names as the roster (and the prompt) spell them: the words after a name are scored after it, and
         # Whisper never writes " erin" for " Erin".
-        sentence = _written(" ".join(spelled.get(word, word) for word in words))
+        sentence = _written(" ".join(spelled for spelled, _ in said))
         scores = self.model.word_scores(self._last[1], sentence)
         # One score per word: each word of a command starts with a space token (its punctuation is no word).
-        return len(scores) == len(words) and all(
-            _heard(audio, silence) for word, (audio, silence) in zip(words, scores, strict=True) if word in values)
+        return len(scores) == len(said) and all(
+            _heard(audio, silence, evidence) for (_, kind), (audio, silence) in zip(said, scores, strict=True)
+            if kind in kinds)
+
+    def _kinds(self, text: str) -> list[tuple[str, str]]:
+        """Each word of the command ``text`` (as the parser reads it; a name as the roster spells it) and what it is
+        in the command: "name" of a player, "joiner" of names ("and"), "value" of another slot (a role, a team, a
+        room), or "word"; empty when the grammar does not parse it."""
+        parsed = self.grammar.parse(_words(text), self.roster) if self.grammar is not None else None
+        if not isinstance(parsed, Parsed):
+            return []
+        named = names_said(parsed.slots)
+        spelled = {w.lower(): w for name in named for w in normalize(name)}
+        values = {w.lower() for v in parsed.slots.values() for x in (v if isinstance(v, list) else [v])
+                  for w in normalize(str(x))} - set(spelled)
+        joiners = {w.lower() for j in self.grammar.joiners for w in normalize(j)} if len(named) > 1 else set()
+        return [(spelled[w], "name") if w in spelled else
+                (w, "value" if w in values else "joiner" if w in joiners else "word") for w in _words(text).split()]
 
     @property
     def words(self) -> str:
