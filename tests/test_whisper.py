@@ -666,15 +666,20 @@ def test_a_weighed_command_counts_only_when_the_audio_makes_none_of_its_words_le
     assert (heard.text == "frank is the president") is counts and both.weighed is counts
 
 
-def test_the_words_that_join_names_and_the_names_may_be_less_likely_than_silence(grammar: Any) -> None:
+def test_names_the_words_that_join_them_and_words_of_one_phrasing_may_be_less_likely_than_silence(
+        grammar: Any) -> None:
     # Whisper writes a list with commas ("I sent you, Ursula, and Vincent."), and misspells names.
     second = W.WhisperRecognizer(model=Writes("Hostages, Bob, Carol.", 0.6, words={
-        "Hostages Bob and Carol.": [(-0.5, -4.0), (-9.0, -3.0), (-6.0, -2.0), (-0.3, -5.0)]}))
+        "Hostages Bob and Carol.": [(-0.5, -4.0), (-9.0, -3.0), (-6.0, -2.0), (-0.3, -5.0)],
+        # The test split, written "We appoint you as leader.": the weighing took pocketsphinx's "i" and "the".
+        "I appoint you as the leader.": [(-6.3, -1.5), (-0.2, -3.3), (-0.0, -2.7), (-0.0, -3.3), (-2.1, -1.9),
+                                         (-0.0, -0.3)]}))
     second.expect(grammar, ROSTER)
     second.transcribe(np.zeros(16000, np.float32), 16000)
     assert second.nothing_against("hostages bob and carol")
-    second.model.words["Hostages Bob and Carol."][0] = (-4.1, -4.0)  # type: ignore[attr-defined]
-    assert not second.nothing_against("hostages bob and carol"), "'hostages' less likely than after silence"
+    assert second.nothing_against("i appoint you as the leader"), "'I' or 'we', with 'the' or without"
+    second.model.words["I appoint you as the leader."][1] = (-3.4, -3.3)  # type: ignore[attr-defined]
+    assert not second.nothing_against("i appoint you as the leader"), "every phrasing has 'appoint'"
 
 
 def test_a_command_whisper_finds_unlikely_is_no_command_even_when_its_own_words_are_too(grammar: Any) -> None:

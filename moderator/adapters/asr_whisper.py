@@ -329,6 +329,13 @@ def _heard(audio: float, silence: float, evidence: float = EVIDENCE) -> bool:
     return audio - silence >= evidence or audio >= WORD_LIKELY
 
 
+def _shared_words(grammar: Grammar, intent: str) -> frozenset[str]:
+    """The words (lowercase) that every way of saying ``intent`` in ``grammar`` has, its slots aside."""
+    shapes = [{w.lower() for piece in shape if not isinstance(piece, Slot) for w in normalize(piece.text)}
+              for tree in grammar.trees(intent) for shape in skeletons(tree)]
+    return frozenset(set.intersection(*shapes)) if shapes else frozenset()
+
+
 def _same_slots(a: dict[str, Any], b: dict[str, Any]) -> bool:
     def key(v: Any) -> Any:
         return sorted(str(x).lower() for x in v) if isinstance(v, list) else str(v).lower()
@@ -610,16 +617,17 @@ class WhisperRecognizer:
 
     def nothing_against(self, text: str) -> bool:
         """Whether the audio of the last utterance makes no word of the command ``text`` less likely than a second
-        of silence does, other than a player's name or a word that joins names ("and"; Whisper writes a comma):
-        each other word scores no lower against the audio than after silence, or ``WORD_LIKELY`` or more in its
-        own right. The weighing takes a command Whisper did not write itself only so. Talk about the reveal
-        names a player and goes on otherwise, and the grammar then waits for "{player} is the {role}": over the
-        fresh3 and fresh4 hours (6.5 each) the weighing took "heidi is the bomber" from "Heidi is not the bomber.",
-        "grace is the president" from "Grace is us.", "heidi is the president" from "Heidi has been trained to be
-        here." and "frank is the president" from "Frank is on his way.", "the" 0.8 to 2.6 less likely against the
-        audio than after silence. No right command the weighing gave on the dev split (32, in clean + hiss, 12
-        and 6 dB babble; 2026-11-27) had such a word. (Not for the check: there "gambler says red", written
-        "Gambler predicts red or white.", and "the bomber is zeke", written "Probably with me.", had one.)"""
+        of silence does, other than a player's name, a word that joins names ("and"; Whisper writes a comma) or a
+        word that another way of saying the command goes without (the weighing takes the phrasing of a hint, "I
+        choose ...", where "we" was said): each other word scores no lower against the audio than after silence,
+        or ``WORD_LIKELY`` or more in its own right. The weighing takes a command Whisper did not write itself
+        only so. Talk about the reveal names a player and goes on otherwise, and the grammar then waits for
+        "{player} is the {role}": over the fresh3 and fresh4 hours (6.5 each) the weighing took "heidi is the
+        bomber" from "Heidi is not the bomber.", "grace is the president" from "Grace is us.", "heidi is the
+        president" from "Heidi has been trained to be here." and "frank is the president" from "Frank is on his
+        way.", "the" 0.8 to 2.6 less likely against the audio than after silence. No right command the weighing
+        gave on the dev split (32, in clean + hiss, 12 and 6 dB babble; 2026-11-27) had such a word. (Not for the
+        check: there "the bomber is zeke", written "Probably with me.", had one.)"""
         return self._each_heard(text, ("value", "word"), 0.0)
 
     def _each_heard(self, text: str, kinds: tuple[str, ...], evidence: float) -> bool:
@@ -643,7 +651,9 @@ class WhisperRecognizer:
     def _kinds(self, text: str) -> list[tuple[str, str]]:
         """Each word of the command ``text`` (as the parser reads it; a name as the roster spells it) and what it is
         in the command: "name" of a player, "joiner" of names ("and"), "value" of another slot (a role, a team, a
-        room), or "word"; empty when the grammar does not parse it."""
+        room), "word" that every way of saying the command has ("is" and "the" of "the {role} is {player}" and
+        "{player} is the {role}"), or "variant", a word another way goes without ("I" of "(I|we) choose ...");
+        empty when the grammar does not parse it."""
         parsed = self.grammar.parse(_words(text), self.roster) if self.grammar is not None else None
         if not isinstance(parsed, Parsed):
             return []
@@ -652,8 +662,10 @@ class WhisperRecognizer:
         values = {w.lower() for v in parsed.slots.values() for x in (v if isinstance(v, list) else [v])
                   for w in normalize(str(x))} - set(spelled)
         joiners = {w.lower() for j in self.grammar.joiners for w in normalize(j)} if len(named) > 1 else set()
+        shared = _shared_words(self.grammar, parsed.intent)
         return [(spelled[w], "name") if w in spelled else
-                (w, "value" if w in values else "joiner" if w in joiners else "word") for w in _words(text).split()]
+                (w, "value" if w in values else "joiner" if w in joiners else "word" if w in shared else "variant")
+                for w in _words(text).split()]
 
     @property
     def words(self) -> str:
