@@ -313,7 +313,13 @@ def other_words(command: str, written: str) -> bool:
     if not wrote:
         return False
     negated = not NEGATIONS.isdisjoint(wrote) and NEGATIONS.isdisjoint(said)
-    return held(command, written) < VETO_COVERAGE or len(wrote) >= VETO_LONGER * max(len(said), 1) or negated
+    return held(command, written) < VETO_COVERAGE or talks_on(command, written) or negated
+
+
+def talks_on(command: str, written: str) -> bool:
+    """Whether Whisper's words ``written`` are ``VETO_LONGER`` times as many as the words of ``command``: talk with
+    the command's words in it, not the command."""
+    return len(_words(written).split()) >= VETO_LONGER * max(len(_words(command).split()), 1)
 
 
 def held(command: str, written: str) -> float:
@@ -562,8 +568,7 @@ class WhisperRecognizer:
         those very words. The right commands the weighing gave on the dev split (2026-11-27) had at most 1.8 times
         as many words written ("The Gambler is such a random player." for "the gambler says red")."""
         heard = self._last[1] if self._last is not None else None
-        return (heard is not None and heard.certainty >= VETO
-                and len(_words(heard.text).split()) >= VETO_LONGER * max(len(_words(text).split()), 1))
+        return heard is not None and heard.certainty >= VETO and talks_on(text, heard.text)
 
     def evidence(self, text: str) -> float:
         """How much likelier the last utterance makes the command ``text`` than a second of silence does, as
