@@ -383,3 +383,18 @@ def test_nearest_tries_every_name_in_a_single_name_slot() -> None:
     assert "I appoint Erin as leader" in [text for text, _ in near]
     assert grammar().nearest(["pause"], ROSTER, ["time"])[0][1].intent == "time", "only the intents given"
     assert grammar().nearest(["", "  "], ROSTER) == []
+
+
+def test_nearest_gives_its_places_to_commands_not_to_phrasings_of_one() -> None:
+    # pocketsphinx guessed a list short of Grace; Whisper wrote the whole list without the "as". The hint's command
+    # is said in eight phrasings ("I choose ... as hostage", "we choose ... as our hostages", ...) that are all near
+    # it; they once filled the places, and the four-name command Whisper wrote came too late to get one (dev, 12 dB
+    # babble: "We choose Vincent, Wanda, Yara and Zeke our hostages.").
+    hints = ["we choose alice and bob and dave as our hostages", "We choose Alice, Bob, Grace and Dave our hostages."]
+    near = grammar().nearest(hints, ROSTER, most=3)
+    assert near[0][1].slots == {"players": ["Alice", "Bob", "Dave"]}, "the hint that parses first"
+    assert near[1] == ("we choose Alice and Bob and Grace and Dave as our hostages",
+                       Parsed("hostages", {"players": ["Alice", "Bob", "Grace", "Dave"]},
+                              "we choose Alice and Bob and Grace and Dave as our hostages"))
+    assert len(near) == 4 and len({(p.intent, repr(p.slots)) for _, p in near}) == 4, "each command once"
+    assert grammar().nearest(hints, ROSTER, most=0) == near[:1], "no others asked for"

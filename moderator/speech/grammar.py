@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import heapq
 import itertools
 import random
 import re
@@ -248,8 +247,8 @@ class Grammar:
     def nearest(self, hints: Sequence[str], roster: Sequence[str], intents: Iterable[str] | None = None, *,
                 most: int = 6) -> list[tuple[str, Parsed]]:
         """The commands nearest what a recognizer wrote (``hints``), for another recognizer to weigh: each hint
-        that parses whole first, then up to ``most`` other commands, the nearest first (``difflib``'s ratio of their
-        letters to a hint's). Names come in roster spelling. A ``player`` slot is tried with every name; a
+        that parses whole first, then up to ``most`` other commands: each hint's nearest in turn, then each one's
+        second nearest, and so on (``difflib``'s ratio of their letters to the hint's). Names come in roster spelling. A ``player`` slot is tried with every name; a
         ``players`` list holds the names found in the hints (a word of theirs ``NAME_LIKE`` alike), in order,
         or one of them, or one of the roster when none was found."""
         wanted = [i for i in (self.intents if intents is None else intents) if i in self.intents]
@@ -261,7 +260,7 @@ class Grammar:
             if isinstance(parsed, Parsed) and parsed.intent in wanted:
                 words = _spelled(line, names)
                 out.append((words, Parsed(parsed.intent, parsed.slots, words)))
-        if not lines:
+        if not lines or most <= 0:
             return out
         found = [_names_in(line, names) for line in lines]
         lists = {tuple(named) for named in found if len(named) > 1}
@@ -272,28 +271,38 @@ class Grammar:
         for line in dict.fromkeys(lines):
             matchers.append(difflib.SequenceMatcher(None, autojunk=False))
             matchers[-1].set_seq2(line)  # the matcher keeps what it learnt of the hint for every sentence
-        best: dict[tuple[str, str], tuple[float, Parsed]] = {}
-        kept: list[float] = []  # the best likenesses so far, as a heap
+        taken = {(p.intent, repr(sorted(p.slots.items()))) for _, p in out}
+        # For each hint, the ``most`` commands likest it so far, other than the hints' own, each at the likeness of
+        # its likest sentence: commands, not sentences ("I choose ..." and "we choose ..." are one command).
+        bests: list[dict[tuple[str, str], tuple[float, Parsed]]] = [{} for _ in matchers]
         for template in self._ordered:
             if template.intent not in wanted:
                 continue
             for text, values in sentences(template.tree, samples, None, random.Random(0)):
-                near = bar = kept[0] if len(kept) > most + len(out) else 0.0
-                for matcher in matchers:  # a sentence that cannot beat the kept ones is not measured
-                    matcher.set_seq1(text.lower())
-                    if matcher.real_quick_ratio() > near and matcher.quick_ratio() > near:
-                        near = max(near, matcher.ratio())
-                if near <= bar:
-                    continue
-                heapq.heappush(kept, near)
-                if len(kept) > most + len(out) + 1:
-                    heapq.heappop(kept)
-                key = (template.intent, repr(sorted(values.items())))
-                if key not in best or best[key][0] < near:
+                key = None
+                for matcher, best in zip(matchers, bests, strict=True):
+                    bar = min(v[0] for v in best.values()) if len(best) >= most else 0.0
+                    matcher.set_seq1(text.lower())  # a sentence that cannot beat the kept ones is not measured
+                    if matcher.real_quick_ratio() <= bar or matcher.quick_ratio() <= bar:
+                        continue
+                    if (near := matcher.ratio()) <= bar:
+                        continue
+                    key = key or (template.intent, repr(sorted(values.items())))
+                    if key in taken or (key in best and best[key][0] >= near):
+                        continue
                     best[key] = (near, Parsed(template.intent, values, text))
-        taken = {(p.intent, repr(sorted(p.slots.items()))) for _, p in out}
-        ranked = sorted((v for k, v in best.items() if k not in taken), key=lambda v: -v[0])
-        return out + [(parsed.text, parsed) for _, parsed in ranked[:most]]
+                    if len(best) > most:
+                        del best[min(best, key=lambda k: best[k][0])]
+        # Each hint's likest command in turn, then each one's second, ...: the commands near a guess of the wrong
+        # intent ("thirty vote for delia", "three vote for delia", ...) take no place from those near Whisper's words
+        # ("Paul declines the author.").
+        ranked = [sorted(best.items(), key=lambda kv: -kv[1][0]) for best in bests]
+        chosen: dict[tuple[str, str], Parsed] = {}
+        for rank in range(most):
+            for key, (_, parsed) in sorted((r[rank] for r in ranked if rank < len(r)), key=lambda kv: -kv[1][0]):
+                if len(chosen) < most:
+                    chosen.setdefault(key, parsed)
+        return out + [(parsed.text, parsed) for parsed in chosen.values()]
 
     # -- parsing --------------------------------------------------------------------
 
