@@ -17,6 +17,8 @@ from moderator.speech.grammar import (
     Grammar,
     NoParse,
     Parsed,
+    _merged,
+    _names_in,
     load_grammar,
 )
 from moderator.speech.grammar_data import INTENT_SLOTS
@@ -398,3 +400,28 @@ def test_nearest_gives_its_places_to_commands_not_to_phrasings_of_one() -> None:
                               "we choose Alice and Bob and Grace and Dave as our hostages"))
     assert len(near) == 4 and len({(p.intent, repr(p.slots)) for _, p in near}) == 4, "each command once"
     assert grammar().nearest(hints, ROSTER, most=0) == near[:1], "no others asked for"
+
+
+def test_a_narrowed_grammar_keeps_every_value_of_its_language_aside() -> None:
+    whole = grammar()
+    deck = whole.narrowed(numbers=4, cards=["president", "bomber"])
+    assert sorted(deck.lists["role"]) == ["bomber", "president"] and 5 not in deck.lists["number"]
+    assert deck.whole_lists["role"] == whole.lists["role"] and 5 in deck.whole_lists["number"]
+    for other in (deck.as_prompted(["reveal"]), deck.addressed("moderator")):
+        assert other.whole_lists["role"] == whole.lists["role"]
+
+
+def test_nearest_merges_two_lists_that_each_miss_a_name() -> None:
+    # Dev, 12 dB: pocketsphinx's guess lacked Ursula, Whisper's words Paul ("Hostage for Rosa, ...").
+    roster = ["Paul", "Rosa", "Steve", "Ursula", "Vincent", "Wanda"]
+    hints = ["hostage paul and rosa steve rosa and vincent", "Hostage for Rosa, Steve, Ursula, and Vincent."]
+    lists = [p.slots["players"] for _, p in grammar().nearest(hints, roster, ["hostages"], most=3)]
+    assert ["Paul", "Rosa", "Steve", "Ursula", "Vincent"] in lists
+    assert not any("Wanda" in names for names in lists), "'and' is not Wanda"
+
+
+def test_names_are_merged_in_the_order_both_lists_give() -> None:
+    assert _merged(("Paul", "Rosa", "Vincent"), ("Rosa", "Ursula", "Vincent")) == ("Paul", "Rosa", "Ursula", "Vincent")
+    assert _merged(("Alice", "Bob"), ("Bob", "Alice")) == ("Bob", "Alice"), "each name once"
+    assert _names_in("alice and bob", ["Alice", "Bob", "Wanda"], {"and"}) == ["Alice", "Bob"]
+    assert _names_in("alice and bob", ["Alice", "Bob", "Wanda"]) == ["Alice", "Wanda", "Bob"]

@@ -468,6 +468,27 @@ def test_with_a_veto_another_command_whisper_is_unsure_of_leaves_the_choice_to_t
     assert both.second.model.weighed[:2] == ["Hostage Bob.", "Hostage Carol."]  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(("first", "written", "contrary"), [
+    ("bob is the bomber", "That Bob is the gambler.", True),  # fresh5: the audio had "bomber" 3.5 over silence
+    ("the gambler says red", "So the gambler says blue.", True),  # (Whisper's words a command: another rule)
+    ("bob is the president", "Bob is the president's daughter, I think.", True),
+    ("bob is the bomber", "Bob is the bomber or the gambler.", False),  # its own is written too
+    ("the gambler says red", "Gambler predicts red or white.", False),  # dev, 12 dB: kept, and right
+    ("bob is the bomber", "Bob is not here.", False),  # no role written: the other rules judge it
+    ("bob is the bomber", "Bob is in room b.", False),  # rooms are not weighed so: "a" is in any sentence
+])
+def test_with_a_veto_another_role_or_team_written_leaves_the_choice_to_the_weighing(
+        grammar: Any, first: str, written: str, contrary: bool) -> None:
+    # The game listens with its deck's cards only: the Gambler need not be one of them to be written.
+    narrowed = grammar.narrowed(cards=["president", "bomber"])
+    assert "gambler" not in narrowed.lists["role"]
+    both = checked(first, written, 0.79, narrowed)
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert both.second.contradicts(first) is contrary
+    assert (heard.text == "" and both.vetoed) if contrary else not both.second.names_another_value(
+        both.second.grammar.parse(first, ROSTER))
+
+
 @pytest.mark.parametrize(("likely", "command"), [({"The president is Carol.": -0.4}, "the president is carol"),
                                                 ({}, "")])
 def test_with_a_veto_words_naming_only_other_players_leave_the_choice_to_the_weighing(
@@ -574,6 +595,31 @@ def test_a_command_whisper_finds_nearly_as_likely_as_its_own_words_counts(gramma
     assert both.chosen == "whisper" and both.weighed
     weighed = both.second.model.weighed  # type: ignore[attr-defined]
     assert weighed[0] == "Hostages Bob and Carol." and len(weighed) > 1, "the hint first, then the nearest others"
+
+
+@pytest.mark.parametrize(("likely", "command"), [
+    ({"Hostage Alice, Bob and Carol.": -0.6, "Hostage Alice and Bob and Carol.": -2.0}, "hostage alice bob and carol"),
+    ({"Hostage Alice, Bob and Carol.": -2.0, "Hostage Alice and Bob and Carol.": -0.6}, "hostage alice bob and carol"),
+    ({"Hostage Alice, Bob and Carol.": -2.0, "Hostage Alice and Bob and Carol.": -2.0}, ""),
+])
+def test_a_list_of_three_is_weighed_with_commas_and_with_and(grammar: Any, likely: dict[str, float],
+                                                            command: str) -> None:
+    # Dev, 12 dB: "I send Delia, Paul, Rosa and Steve" (said with pauses) scored -1.91 written with "and", too far
+    # under Whisper's own words (-0.47), and -1.01 with commas.
+    both = checked("", "Hostage, Alice, Bob, uh, Carol.", 0.6, grammar, likely=likely,
+                   first_guess="hostage alice bob and carol")
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == command
+    weighed = both.second.model.weighed  # type: ignore[attr-defined]
+    assert weighed[:2] == ["Hostage Alice and Bob and Carol.", "Hostage Alice, Bob and Carol."]
+
+
+def test_only_a_list_of_three_or_more_has_two_spellings(grammar: Any) -> None:
+    def spellings(text: str) -> list[str]:
+        return W._spellings(text, grammar.parse(text, ROSTER))
+    assert spellings("we choose Alice, Bob, Carol as our hostages") == [
+        "we choose Alice and Bob and Carol as our hostages", "we choose Alice, Bob and Carol as our hostages"]
+    assert spellings("hostages Alice and Bob") == ["hostages Alice and Bob"]
+    assert spellings("pause") == ["pause"]
 
 
 def test_a_command_far_less_likely_than_whisper_s_own_words_is_no_command(grammar: Any) -> None:

@@ -27,6 +27,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -104,6 +105,14 @@ nearly as likely. Over the fresh2 hours (6.5, 2026-11-26) Whisper alone gave "Ho
 talk and "What can I say." for 2.1 s, 0.3 and 0.4 likelier against the audio than after silence; the dev split's 54
 right commands that Whisper alone gave, in five conditions, had 1.1 or more ("How much time is left." 1.2, "Start the
 game." 1.5). Where it falls short, the weighing may still take a command, at its own bars."""
+
+CONTRARY_LISTS = ("role", "team")
+"""The lists of the grammar whose values Whisper's words contradict a command by: another role or team written, and
+not the command's own (``WhisperRecognizer.names_another_value``). Over the fresh5 hours (6.5, 2026-11-27) the check
+kept pocketsphinx's "frank is the bomber" from talk Whisper wrote surely as "That Frank is the gambler.", the audio
+making "bomber" 3.5 likelier than silence does. None of the 19 commands with a role or a team that the dev split's
+logged commands gave (2026-11-27, clean + hiss, 12 and 6 dB babble) had another one written for it. Not rooms: their
+values are the letters "a" and "b", and Whisper writes "a" in any sentence."""
 
 SHORT_COMMAND = 12
 WORD_EVIDENCE = 2.0
@@ -342,6 +351,21 @@ def _shared_words(grammar: Grammar, intent: str) -> frozenset[str]:
     return frozenset(set.intersection(*shapes)) if shapes else frozenset()
 
 
+def _spellings(text: str, parsed: Parsed) -> list[str]:
+    """The ways the weighing writes the command ``text`` (``parsed``) for Whisper: as it is, and a list of three names
+    or more both as "A and B and C" and as "A, B and C" (Whisper writes a pause between names as a comma). On the
+    dev split (2026-11-27, 12 and 6 dB babble) the list said with pauses scored 0.4 to 1.5 higher with commas (mean
+    token log-probability; "I send Delia, Paul, Rosa and Steve" -1.91 against -1.01 where Whisper's own words scored
+    -0.47), and a list said with "and" 0.1 to 0.5 higher with it."""
+    out = [text]
+    for names in (v for v in parsed.slots.values() if isinstance(v, list) and len(v) >= 3):
+        said = re.compile(r"(?<![\w'])" + r",?\s+(?:and\s+)?".join(re.escape(n) for n in names) + r"(?![\w'])",
+                          re.IGNORECASE)
+        out = [line.replace(found.group(0), joined) if (found := said.search(line)) else line
+               for line in out for joined in (" and ".join(names), ", ".join(names[:-1]) + " and " + names[-1])]
+    return list(dict.fromkeys(out))
+
+
 def _same_slots(a: dict[str, Any], b: dict[str, Any]) -> bool:
     def key(v: Any) -> Any:
         return sorted(str(x).lower() for x in v) if isinstance(v, list) else str(v).lower()
@@ -547,13 +571,14 @@ class WhisperRecognizer:
                    if not _repeats_a_name(parsed)]
         if not options:
             return Transcript("", heard.certainty)
-        weights = self.model.weigh(heard, [_written(text) for text, _ in options])
-        said, text, parsed = max(zip(weights, *zip(*options, strict=True), strict=True), key=lambda w: w[0])
+        spelt = [(spelling, text, parsed) for text, parsed in options for spelling in _spellings(text, parsed)]
+        weights = self.model.weigh(heard, [_written(spelling) for spelling, _, _ in spelt])
+        said, spelling, text, parsed = max(((w, *s) for w, s in zip(weights, spelt, strict=True)), key=lambda w: w[0])
         agreed = (_words(text) in {_words(hint) for hint in hints if hint}
                   and self._named() <= set(names_said(parsed.slots)))
         evidence, behind = (AGREED_EVIDENCE, AGREED_BEHIND) if agreed else (WEIGH_EVIDENCE, WEIGH_BEHIND)
         if (said >= WEIGH_LEAST and said >= heard.logprob - behind
-                and said - self.model.weigh_silent(heard, _written(text)) >= evidence
+                and said - self.model.weigh_silent(heard, _written(spelling)) >= evidence
                 and not self._talks_on(text)
                 and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
             return Transcript(_words(text), float(np.exp(said)))
@@ -681,14 +706,30 @@ class WhisperRecognizer:
         """Whether Whisper's words for the last utterance, at any certainty, point at another command than ``text``
         (another recognizer's transcript of the same utterance): they are a whole command of the phase, another one
         ("Help." against "no"), or they name players of the room and none of those the command names ("The
-        president and Alice." against "the president is erin")."""
+        president and Alice." against "the president is erin"), or they name another role or team in place of the
+        command's (``names_another_value``)."""
         written = _words(self.words)
         if self._command(written) is not None:
             return not self.agrees(text)
         command = self._command(_words(text))
         named = self._named()
         its = set() if command is None else set(names_said(command.slots))
-        return bool(its) and bool(named) and named.isdisjoint(its)
+        return (bool(its) and bool(named) and named.isdisjoint(its)) or (
+            command is not None and self.names_another_value(command))
+
+    def names_another_value(self, command: Parsed) -> bool:
+        """Whether Whisper's words for the last utterance name another role or team (``CONTRARY_LISTS``) than
+        ``command`` carries, and not its own: "That Frank is the gambler." against "frank is the bomber" (any card
+        of the language, not only the deck's, which the grammar listened for is narrowed to)."""
+        written = f" {_words(self.words)} "
+        for kind in CONTRARY_LISTS:
+            values = self.grammar.whole_lists.get(kind, {}) if self.grammar is not None else {}
+            said = {v: any(f" {_words(phrase)} " in written for phrase in phrases) for v, phrases in values.items()}
+            for value in command.slots.values():
+                if isinstance(value, str) and value in values and not said[value] and (
+                        any(said[other] for other in values if other != value)):
+                    return True
+        return False
 
     def _named(self) -> set[str]:
         """The players of the room that Whisper's words for the last utterance name (whole words, roster spelling:

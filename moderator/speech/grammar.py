@@ -84,11 +84,15 @@ class Grammar:
         joiners: Sequence[str],
         source: str = "<grammar>",
         max_listed: int = MAX_LISTED,
+        whole_lists: Mapping[str, Mapping[Hashable, tuple[str, ...]]] | None = None,
     ) -> None:
         self.source = source
         self.max_listed = max_listed
         self.intents: tuple[str, ...] = tuple(dict.fromkeys(t.intent for t in templates))
         self.lists = {name: dict(values) for name, values in lists.items()}
+        #: The lists as the language's file has them, before ``narrowed`` or ``as_prompted``: every card's name, where
+        #: ``lists`` has only the deck's (Whisper's words can name a card that is not in the game).
+        self.whole_lists = self.lists if whole_lists is None else {k: dict(v) for k, v in whole_lists.items()}
         self.joiners = tuple(joiners)
         self._ordered = tuple(templates)
         # Slot-only templates go last so a literal command wins over a roster name
@@ -147,7 +151,8 @@ class Grammar:
             else Template(t.intent, f"{wake_word} {t.text}", Alt((Seq((*prefix, t.tree)),)), bare=False)
             for t in self._ordered
         ]
-        return Grammar(templates, self.lists, self.joiners, f"{self.source} after '{wake_word}'", self.max_listed)
+        return Grammar(templates, self.lists, self.joiners, f"{self.source} after '{wake_word}'", self.max_listed,
+                       self.whole_lists)
 
     def narrowed(self, *, numbers: int | None = None, max_listed: int | None = None,
                  cards: Collection[str] | None = None, intents: Collection[str] | None = None) -> Grammar:
@@ -170,7 +175,7 @@ class Grammar:
         if cards is not None and "role" in lists:
             lists = {**lists, "role": {v: p for v, p in lists["role"].items() if v in cards}}
         kept = self._ordered if intents is None else [t for t in self._ordered if t.intent in intents]
-        return Grammar(kept, lists, self.joiners, self.source, max_listed or self.max_listed)
+        return Grammar(kept, lists, self.joiners, self.source, max_listed or self.max_listed, self.whole_lists)
 
     def as_prompted(self, intents: Collection[str]) -> Grammar:
         """Only ``intents``, each list value said only as its first phrase, the one the moderator's prompts ask for
@@ -184,7 +189,7 @@ class Grammar:
         lists = {name: {value: phrases[:1] for value, phrases in values.items()} for name, values in self.lists.items()}
         kept = [t for t in self._ordered if t.intent in intents]
         self._prompted[key] = Grammar(kept, lists, self.joiners, f"{self.source} ({', '.join(intents)} as prompted)",
-                                      self.max_listed)
+                                      self.max_listed, self.whole_lists)
         return self._prompted[key]
 
     # -- queries ------------------------------------------------------------------
@@ -248,9 +253,10 @@ class Grammar:
                 most: int = 6) -> list[tuple[str, Parsed]]:
         """The commands nearest what a recognizer wrote (``hints``), for another recognizer to weigh: each hint
         that parses whole first, then up to ``most`` other commands: each hint's nearest in turn, then each one's
-        second nearest, and so on (``difflib``'s ratio of their letters to the hint's). Names come in roster spelling. A ``player`` slot is tried with every name; a
-        ``players`` list holds the names found in the hints (a word of theirs ``NAME_LIKE`` alike), in order,
-        or one of them, or one of the roster when none was found."""
+        second nearest, and so on (``difflib``'s ratio of their letters to the hint's). Names come in roster
+        spelling. A ``player`` slot is tried with every name; a ``players`` list holds the names found in a hint (a
+        word of theirs ``NAME_LIKE`` alike), in order, or two hints' lists merged (``_merged``), or one of those
+        names, or one of the roster when none was found."""
         wanted = [i for i in (self.intents if intents is None else intents) if i in self.intents]
         lines = [" ".join(normalize(h)).lower() for h in hints if normalize(h)]
         names = list(dict.fromkeys(roster))
@@ -262,8 +268,10 @@ class Grammar:
                 out.append((words, Parsed(parsed.intent, parsed.slots, words)))
         if not lines or most <= 0:
             return out
-        found = [_names_in(line, names) for line in lines]
+        found = [_names_in(line, names, self._joiner_keys) for line in lines]
         lists = {tuple(named) for named in found if len(named) > 1}
+        lists |= {merged for a, b in itertools.combinations(sorted(lists), 2)
+                  if len(merged := _merged(a, b)) <= self.max_listed}
         samples = self._samples(roster)
         samples["players"] = [(f" {self.joiners[0]} ".join(named), list(named)) for named in sorted(lists)] + [
             (name, [name]) for name in (dict.fromkeys(n for named in found for n in named) or names)]
@@ -425,18 +433,31 @@ def load_grammar(lang: str = "en", game: str = "two_rooms") -> Grammar:
     return Grammar.from_file(GRAMMARS / (f"{lang}.yaml" if game == "two_rooms" else f"{game}.{lang}.yaml"))
 
 
-def _names_in(line: str, roster: Sequence[str]) -> list[str]:
+def _names_in(line: str, roster: Sequence[str], joiners: Collection[str] = ()) -> list[str]:
     """The players of ``roster`` named in ``line`` (lowercase words), each once, in the order first named: a run of
-    as many words as the name has, ``NAME_LIKE`` alike to it."""
+    as many words as the name has, ``NAME_LIKE`` alike to it, and not one of the ``joiners`` of a list ("and" is
+    0.75 alike to Wanda, and so was a name of every list Whisper wrote in a room with a Wanda)."""
     found: list[str] = []
     words = line.split()
     for i in range(len(words)):
+        if words[i] in joiners:
+            continue
         near = [(difflib.SequenceMatcher(None, " ".join(words[i : i + len(name.split())]), name.lower()).ratio(), name)
                 for name in roster if i + len(name.split()) <= len(words)]
         likeness, name = max(near, default=(0.0, ""))
         if likeness >= NAME_LIKE and name not in found:
             found.append(name)
     return found
+
+
+def _merged(a: Sequence[str], b: Sequence[str]) -> tuple[str, ...]:
+    """Two lists of names as one, each name once, in the order both give: where one recognizer missed a name of a
+    list and the other another ("hostage paul and rosa steve rosa and vincent", "Hostage for Rosa, Steve, Ursula,
+    and Vincent." for Paul, Rosa, Steve, Ursula and Vincent)."""
+    out: dict[str, None] = {}
+    for _, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        out.update(dict.fromkeys((*a[i1:i2], *b[j1:j2])))
+    return tuple(out)
 
 
 def _spelled(line: str, roster: Sequence[str]) -> str:
