@@ -27,7 +27,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -351,21 +350,6 @@ def _shared_words(grammar: Grammar, intent: str) -> frozenset[str]:
     return frozenset(set.intersection(*shapes)) if shapes else frozenset()
 
 
-def _spellings(text: str, parsed: Parsed) -> list[str]:
-    """The ways the weighing writes the command ``text`` (``parsed``) for Whisper: as it is, and a list of three names
-    or more both as "A and B and C" and as "A, B and C" (Whisper writes a pause between names as a comma). On the
-    dev split (2026-11-27, 12 and 6 dB babble) the list said with pauses scored 0.4 to 1.5 higher with commas (mean
-    token log-probability; "I send Delia, Paul, Rosa and Steve" -1.91 against -1.01 where Whisper's own words scored
-    -0.47), and a list said with "and" 0.1 to 0.5 higher with it."""
-    out = [text]
-    for names in (v for v in parsed.slots.values() if isinstance(v, list) and len(v) >= 3):
-        said = re.compile(r"(?<![\w'])" + r",?\s+(?:and\s+)?".join(re.escape(n) for n in names) + r"(?![\w'])",
-                          re.IGNORECASE)
-        out = [line.replace(found.group(0), joined) if (found := said.search(line)) else line
-               for line in out for joined in (" and ".join(names), ", ".join(names[:-1]) + " and " + names[-1])]
-    return list(dict.fromkeys(out))
-
-
 def _same_slots(a: dict[str, Any], b: dict[str, Any]) -> bool:
     def key(v: Any) -> Any:
         return sorted(str(x).lower() for x in v) if isinstance(v, list) else str(v).lower()
@@ -571,14 +555,13 @@ class WhisperRecognizer:
                    if not _repeats_a_name(parsed)]
         if not options:
             return Transcript("", heard.certainty)
-        spelt = [(spelling, text, parsed) for text, parsed in options for spelling in _spellings(text, parsed)]
-        weights = self.model.weigh(heard, [_written(spelling) for spelling, _, _ in spelt])
-        said, spelling, text, parsed = max(((w, *s) for w, s in zip(weights, spelt, strict=True)), key=lambda w: w[0])
+        weights = self.model.weigh(heard, [_written(text) for text, _ in options])
+        said, text, parsed = max(zip(weights, *zip(*options, strict=True), strict=True), key=lambda w: w[0])
         agreed = (_words(text) in {_words(hint) for hint in hints if hint}
                   and self._named() <= set(names_said(parsed.slots)))
         evidence, behind = (AGREED_EVIDENCE, AGREED_BEHIND) if agreed else (WEIGH_EVIDENCE, WEIGH_BEHIND)
         if (said >= WEIGH_LEAST and said >= heard.logprob - behind
-                and said - self.model.weigh_silent(heard, _written(spelling)) >= evidence
+                and said - self.model.weigh_silent(heard, _written(text)) >= evidence
                 and not self._talks_on(text)
                 and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
             return Transcript(_words(text), float(np.exp(said)))
