@@ -606,6 +606,17 @@ def test_a_command_far_less_likely_than_whisper_s_own_words_is_no_command(gramma
     assert heard.text == "" and heard.guess == "repeat" and not both.weighed, "pocketsphinx's miss stands"
 
 
+@pytest.mark.parametrize(("left", "counts"), [(W.WORD_FLOOR + 0.05, True), (W.WORD_FLOOR - 0.05, False)])
+def test_a_weighed_short_command_with_no_names_counts_only_when_each_word_is_likely(
+        grammar: Any, left: float, counts: bool) -> None:
+    # The fresh6 hours' talk written "Time remember.": "left" likelier against the audio than after silence, but
+    # unlikely in its own right.
+    both = checked("", "Time remember.", 0.51, grammar, likely={"Time left.": -1.0},
+                   words={"Time left.": [(-0.4, -5.9), (left, left - 2.1)]})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "time left") is counts and both.weighed is counts
+
+
 #: Whisper's own words in the babble cases below ("Revisative." for "room a is ready"): their mean token
 #: log-probability.
 HEARD = -0.9

@@ -133,6 +133,13 @@ docs/benchmarks/changes.md.)
 (log-probability -5.5 and -4.7). The short commands right in the dev split had 2.1 or more for each word (2026-11-25)
 and 3.0 or more (the 5 that stood on support, in clean + hiss, 12 and 6 dB babble; 2026-11-27)."""
 
+WORD_FLOOR = -4.0
+"""The least log-probability against the audio of each word of a short command with no names that the weighing
+takes (``WhisperRecognizer.weigh``). Over the fresh6 hours (6.5, 2026-11-27) it took "time left" from talk Whisper
+wrote "Time remember.": "left" was 2.1 likelier against the audio than after silence, but at -4.6 in its own right.
+The short commands with no names that the weighing gave right on the dev split (2026-11-27, clean + hiss, 12 and
+6 dB babble) had each word at -3.3 or more ("pause" -3.3, "repeat" -1.9 and -2.2)."""
+
 WEIGHED = 3
 """How many commands nearest what was heard Whisper weighs, besides the words heard that parse whole: each costs a
 pass of Whisper's decoder (about 0.1 s on two x86 cores). On the dev split, 30 of the 34 right commands that
@@ -543,10 +550,11 @@ class WhisperRecognizer:
         ``WEIGH_EVIDENCE`` more than against silence (the audio's own part in it), and at most ``WEIGH_BEHIND``
         below Whisper's own words. A command that a hint itself parses as, where Whisper's words name no player it
         leaves out, needs only ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. A command Whisper did not write itself needs
-        its role, team or room in the audio (``hears_each_value``); none is taken from talk Whisper wrote with the
-        command's words in it (``_talks_on``). In babble Whisper writes "Our hostage is a Remy, Beatrix, Cedric,
-        Delia, and Paul." and "Room a release the press agenda.", and finds the commands said nearly as likely;
-        "What can I say." it finds likely after any "I'm not sure.", but as likely after silence."""
+        its role, team or room in the audio (``hears_each_value``); a short command with no names needs each of its
+        words likely (``WORD_FLOOR``); none is taken from talk Whisper wrote with the command's words in it
+        (``_talks_on``). In babble Whisper writes "Our hostage is a Remy, Beatrix, Cedric, Delia, and Paul." and
+        "Room a release the press agenda.", and finds the commands said nearly as likely; "What can I say." it finds
+        likely after any "I'm not sure.", but as likely after silence."""
         if self.grammar is None or self._last is None or not self._last[1].text:
             return Transcript("", 0.0 if self._last is None else self._last[1].certainty)  # no speech, no command
         heard = self._last[1]
@@ -562,10 +570,17 @@ class WhisperRecognizer:
         evidence, behind = (AGREED_EVIDENCE, AGREED_BEHIND) if agreed else (WEIGH_EVIDENCE, WEIGH_BEHIND)
         if (said >= WEIGH_LEAST and said >= heard.logprob - behind
                 and said - self.model.weigh_silent(heard, _written(text)) >= evidence
-                and not self._talks_on(text)
+                and not self._talks_on(text) and (parsed.slots or self._each_likely(text))
                 and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
             return Transcript(_words(text), float(np.exp(said)))
         return Transcript("", heard.certainty)
+
+    def _each_likely(self, text: str) -> bool:
+        """Whether each word of the command ``text``, if it is shorter than ``SHORT_COMMAND``, is ``WORD_FLOOR`` or
+        more likely against the last utterance (``FasterWhisper.word_scores``)."""
+        if len(_words(text)) >= SHORT_COMMAND or self._last is None:
+            return True
+        return all(audio >= WORD_FLOOR for audio, _ in self.model.word_scores(self._last[1], _written(text)))
 
     def _talks_on(self, text: str) -> bool:
         """Whether Whisper wrote, at ``VETO`` certainty or more, ``VETO_LONGER`` times as many words as the command
