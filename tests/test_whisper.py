@@ -607,7 +607,7 @@ def test_a_command_far_less_likely_than_whisper_s_own_words_is_no_command(gramma
 
 
 @pytest.mark.parametrize(("left", "counts"), [(W.WORD_FLOOR + 0.05, True), (W.WORD_FLOOR - 0.05, False)])
-def test_a_weighed_short_command_with_no_names_counts_only_when_each_word_is_likely(
+def test_a_weighed_short_command_that_carries_nothing_counts_only_when_each_word_is_likely(
         grammar: Any, left: float, counts: bool) -> None:
     # The fresh6 hours' talk written "Time remember.": "left" likelier against the audio than after silence, but
     # unlikely in its own right.

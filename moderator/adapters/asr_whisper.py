@@ -134,10 +134,11 @@ docs/benchmarks/changes.md.)
 and 3.0 or more (the 5 that stood on support, in clean + hiss, 12 and 6 dB babble; 2026-11-27)."""
 
 WORD_FLOOR = -4.0
-"""The least log-probability against the audio of each word of a short command with no names that the weighing
-takes (``WhisperRecognizer.weigh``). Over the fresh6 hours (6.5, 2026-11-27) it took "time left" from talk Whisper
-wrote "Time remember.": "left" was 2.1 likelier against the audio than after silence, but at -4.6 in its own right.
-The short commands with no names that the weighing gave right on the dev split (2026-11-27, clean + hiss, 12 and
+"""The least log-probability against the audio of each word of a short command that carries nothing (no name, role,
+team or room) that the weighing takes (``WhisperRecognizer.weigh``). Over the fresh6 hours (6.5, 2026-11-27) it
+took "time left" from talk Whisper wrote "Time remember.": "left" was 2.1 likelier against the audio than after
+silence, but at -4.6 in its own right.
+The short commands carrying nothing that the weighing gave right on the dev split (2026-11-27, clean + hiss, 12 and
 6 dB babble) had each word at -3.3 or more ("pause" -3.3, "repeat" -1.9 and -2.2)."""
 
 WEIGHED = 3
@@ -550,8 +551,8 @@ class WhisperRecognizer:
         ``WEIGH_EVIDENCE`` more than against silence (the audio's own part in it), and at most ``WEIGH_BEHIND``
         below Whisper's own words. A command that a hint itself parses as, where Whisper's words name no player it
         leaves out, needs only ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. A command Whisper did not write itself needs
-        its role, team or room in the audio (``hears_each_value``); a short command with no names needs each of its
-        words likely (``WORD_FLOOR``); none is taken from talk Whisper wrote with the command's words in it
+        its role, team or room in the audio (``hears_each_value``); a short command that carries nothing needs each
+        of its words likely (``WORD_FLOOR``); none is taken from talk Whisper wrote with the command's words in it
         (``_talks_on``). In babble Whisper writes "Our hostage is a Remy, Beatrix, Cedric, Delia, and Paul." and
         "Room a release the press agenda.", and finds the commands said nearly as likely; "What can I say." it finds
         likely after any "I'm not sure.", but as likely after silence."""
