@@ -137,9 +137,9 @@ WORD_FLOOR = -4.0
 """The least log-probability against the audio of each word of a short command that carries nothing (no name, role,
 team or room) that the weighing takes (``WhisperRecognizer.weigh``). Over the fresh6 hours (6.5, 2026-11-27) it
 took "time left" from talk Whisper wrote "Time remember.": "left" was 2.1 likelier against the audio than after
-silence, but at -4.6 in its own right.
-The short commands carrying nothing that the weighing gave right on the dev split (2026-11-27, clean + hiss, 12 and
-6 dB babble) had each word at -3.3 or more ("pause" -3.3, "repeat" -1.9 and -2.2)."""
+silence, but at -4.6 in its own right. The short commands carrying nothing that the weighing gave right on the dev
+split (2026-11-27, clean + hiss, 12 and 6 dB babble) had each word at -3.3 or more ("pause" -3.3, "repeat" -1.9 and
+-2.2)."""
 
 WEIGHED = 3
 """How many commands nearest what was heard Whisper weighs, besides the words heard that parse whole: each costs a
@@ -571,17 +571,17 @@ class WhisperRecognizer:
         evidence, behind = (AGREED_EVIDENCE, AGREED_BEHIND) if agreed else (WEIGH_EVIDENCE, WEIGH_BEHIND)
         if (said >= WEIGH_LEAST and said >= heard.logprob - behind
                 and said - self.model.weigh_silent(heard, _written(text)) >= evidence
-                and not self._talks_on(text) and (parsed.slots or self._each_likely(text))
+                and not self._talks_on(text) and self._each_likely(heard, text, parsed)
                 and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
             return Transcript(_words(text), float(np.exp(said)))
         return Transcript("", heard.certainty)
 
-    def _each_likely(self, text: str) -> bool:
-        """Whether each word of the command ``text``, if it is shorter than ``SHORT_COMMAND``, is ``WORD_FLOOR`` or
-        more likely against the last utterance (``FasterWhisper.word_scores``)."""
-        if len(_words(text)) >= SHORT_COMMAND or self._last is None:
+    def _each_likely(self, heard: Heard, text: str, parsed: Parsed) -> bool:
+        """Whether each word of the command ``text`` (``parsed``), if it is shorter than ``SHORT_COMMAND`` and carries
+        nothing, is ``WORD_FLOOR`` or more likely against the utterance ``heard`` (``FasterWhisper.word_scores``)."""
+        if parsed.slots or len(_words(text)) >= SHORT_COMMAND:
             return True
-        return all(audio >= WORD_FLOOR for audio, _ in self.model.word_scores(self._last[1], _written(text)))
+        return all(audio >= WORD_FLOOR for audio, _ in self.model.word_scores(heard, _written(text)))
 
     def _talks_on(self, text: str) -> bool:
         """Whether Whisper wrote, at ``VETO`` certainty or more, ``VETO_LONGER`` times as many words as the command
