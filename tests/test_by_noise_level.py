@@ -7,7 +7,15 @@ import shutil
 import numpy as np
 import pytest
 
-from moderator.adapters.asr_by_noise import AGREE_WORDS, QUIET_SPREAD_DB, ByNoiseLevel, spread_db
+from moderator.adapters.asr_by_noise import (
+    AGREE_WORDS,
+    QUIET_SPREAD_DB,
+    STEADY_SWING_DB,
+    ByNoiseLevel,
+    floor_swing_db,
+    quiet_room,
+    spread_db,
+)
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import hiss, noise_gain
 
@@ -62,6 +70,31 @@ def test_a_command_in_a_quiet_room_spreads_over_the_threshold_and_in_babble_unde
     assert spread_db(_in_room(speech, None), RATE) >= QUIET_SPREAD_DB
     assert spread_db(_in_room(speech, party, snr=18.0), RATE) < QUIET_SPREAD_DB
     assert spread_db(_in_room(speech, party, snr=12.0), RATE) < QUIET_SPREAD_DB
+
+
+def _steady(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Pink noise: a fan or air conditioning, steady, with most of its power low."""
+    spectrum = np.fft.rfft(rng.standard_normal(n))
+    spectrum /= np.sqrt(np.maximum(np.arange(len(spectrum)), 1))
+    return np.fft.irfft(spectrum, n).astype(np.float32)
+
+
+def test_a_steady_floor_swings_less_than_the_threshold_and_a_party_more(party):
+    rng = np.random.default_rng(2)
+    words = np.concatenate([np.zeros(round(0.3 * RATE), np.float32),
+                            0.3 * np.sin(2 * np.pi * 300 * np.arange(RATE) / RATE).astype(np.float32),
+                            np.zeros(round(0.6 * RATE), np.float32)])
+    floor = _steady(len(words), rng)
+    fan = words + floor * noise_gain(words, floor, 18.0, peak=True)
+    bed = party[5 * RATE : 5 * RATE + len(words)]
+    crowd = words + bed * noise_gain(words, bed, 18.0, peak=True)
+    assert floor_swing_db(fan, RATE) < STEADY_SWING_DB < floor_swing_db(crowd, RATE)
+    assert spread_db(fan, RATE) < QUIET_SPREAD_DB and spread_db(crowd, RATE) < QUIET_SPREAD_DB  # both loud rooms
+    assert quiet_room(fan, RATE) and not quiet_room(crowd, RATE)  # only the party's is the party model's
+    assert floor_swing_db(fan[: 9 * round(0.03 * RATE)], RATE) == float("inf")  # too short to tell: not steady
+    # the frame is 30 ms at any rate: the same utterance at 48 kHz swings about the same
+    at48 = np.fft.irfft(np.pad(np.fft.rfft(fan), (0, len(fan))), 3 * len(fan)).astype(np.float32)
+    assert floor_swing_db(at48, 48000) == pytest.approx(floor_swing_db(fan, RATE), abs=0.5)
 
 
 @needs_flite
@@ -194,6 +227,10 @@ def test_an_utterance_said_over_the_moderator_is_heard_by_the_original_model(par
     rec = ByNoiseLevel(PocketsphinxRecognizer(), PocketsphinxRecognizer(acoustic_model("party", cache=tmp_path)))
     loud = _in_room(_said("pause the game"), party, 12.0)
     assert rec.model_for(loud, RATE) is rec.loud
+    floor = _steady(len(loud), np.random.default_rng(4))
+    fan = _in_room(_said("pause the game"), None)
+    fan = fan + floor * noise_gain(fan, floor, 18.0, peak=True)
+    assert rec.model_for(fan, RATE) is rec.quiet  # a steady floor is no party, however loud
     rec.over_the_moderator = True  # the listener's word: the moderator was audible meanwhile (its residual)
     assert rec.model_for(loud, RATE) is rec.quiet
 
@@ -219,7 +256,9 @@ class _Said:
 def test_a_party_path_cut_short_is_completed_by_the_original_model_only_when_it_goes_on_from_the_same_words():
     from moderator.ports import Transcript
 
-    loud_room = np.random.default_rng(2).standard_normal(RATE).astype(np.float32) * 0.1  # spreads a few dB
+    rng = np.random.default_rng(2)
+    swells = np.repeat(rng.uniform(0.02, 0.3, 10), RATE // 10)  # talkers come and go: no steady floor
+    loud_room = (rng.standard_normal(RATE) * swells).astype(np.float32)  # spreads a few dB
     cut = Transcript("", 0.0, partial="the bomber is")
     cases = [  # what the party model heard, what the original heard -> the transcript taken, which model
         (cut, Transcript("the bomber is carol", 0.8), "the bomber is carol", "default"),
