@@ -16,9 +16,10 @@ the same as in a run of all of them); ``--models`` compares several adapted mode
   hiss. A command counts only when the suite's decode path (endpointer, then the recognizer with the full
   grammar, then the parser) gives exactly its intent and slots (``acceptance._hear``).
 - Human speech: Debian's ``pocketsphinx-testdata`` recordings that have transcripts, decoded with the general
-  language model (en-us.lm.bin and cmudict); word error rate for both models, as recorded and in the test babble at
-  18 dB peak-frame SNR (``HUMAN_SNR``). A model trained on synthetic voices can gain on all of them and lose on
-  people: the continuous recipe did (docs/benchmarks/changes.md).
+  language model (en-us.lm.bin and cmudict); word error rate for both models, as recorded, in the test babble at
+  18 dB peak-frame SNR (``HUMAN_SNR``), and over steady white, pink and brown floors at 18 dB (``FLOOR_SNR``), padded
+  as an utterance (``over_steady_floors``: where auto gives the original model). A model trained on synthetic
+  voices can gain on all of them and lose on people: the continuous recipe did (docs/benchmarks/changes.md).
 
 The DEV set (``dev_choice``, used by scripts/build_party_model.py to choose tau) is built the same way from the
 dev voices, the dev roster and dev babble and music; the test set is never used to choose anything. ``--split dev``
@@ -49,7 +50,7 @@ from benchmarks.corpus import ROSTERS, Command, babble, basic_grammar, commands
 from moderator.acoustic import AUTO
 from moderator.adapters.asr_by_noise import quiet_room
 from moderator.audio.endpoint import RATE
-from moderator.audio.mix import hiss, noise_for, noise_gain
+from moderator.audio.mix import hiss, noise_for, noise_gain, steady_noise
 from moderator.speech.grammar import Grammar
 from moderator.voice_input import LEAD_IN, TAIL
 
@@ -315,6 +316,11 @@ HUMAN = Path("/usr/share/pocketsphinx/test/data")
 #: The human recordings are also heard in the test babble at this peak-frame SNR.
 HUMAN_SNR = 18.0
 HUMAN_SEED = 5
+#: The human recordings are also heard over steady floors, each at this peak-frame SNR: a fan, air conditioning, a
+#: hum (``moderator.audio.mix.steady_noise``), where auto gives the original model (``floor_swing_db``).
+FLOOR_SNR = 18.0
+FLOOR_COLOURS = ("white", "pink", "brown")
+FLOOR_SEED = 909
 #: goforward.raw has no transcript file; pocketsphinx's own tests expect this.
 GOFORWARD = "go forward ten meters"
 
@@ -352,6 +358,21 @@ def in_babble(data: list[tuple[str, np.ndarray, str]], bed: np.ndarray,
     for k, (name, samples, text) in enumerate(data):
         noise = noise_for(bed, len(samples), np.random.default_rng([HUMAN_SEED, k]))
         out.append((name, samples + noise * noise_gain(samples, noise, snr, peak=True), text))
+    return out
+
+
+def over_steady_floors(data: list[tuple[str, np.ndarray, str]], snr: float = FLOOR_SNR,
+                       colours: Sequence[str] = FLOOR_COLOURS) -> list[tuple[str, np.ndarray, str]]:
+    """``data`` (``human_set``) heard as the game hears an utterance over a steady floor: each recording with
+    ``LEAD_IN`` of the floor before it and ``TAIL`` after, the floor at ``snr`` dB peak-frame SNR under it; once for
+    each colour of ``colours``, named "<recording> (<colour>)"."""
+    out = []
+    for colour in colours:
+        for k, (name, samples, text) in enumerate(data):
+            said = np.concatenate([np.zeros(round(LEAD_IN * RATE), np.float32), samples,
+                                   np.zeros(round(TAIL * RATE), np.float32)])
+            floor = steady_noise(len(said), colour, np.random.default_rng([FLOOR_SEED, k]))
+            out.append((f"{name} ({colour})", said + floor * noise_gain(samples, floor, snr, peak=True), text))
     return out
 
 
@@ -402,7 +423,7 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
 
 
 def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, Any],
-             human_babble: dict[str, Any] | None = None) -> str:
+             human_babble: dict[str, Any] | None = None, human_floor: dict[str, Any] | None = None) -> str:
     cells = table(rows)
     models = list(dict.fromkeys(r["model"] for r in rows))
     groups = list(dict.fromkeys(r["group"] for r in rows))
@@ -473,6 +494,12 @@ def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, 
         lines += ["", f"The same recordings in the test babble at {HUMAN_SNR:g} dB peak-frame SNR:", "",
                   "| model | words | errors | WER |", "| --- | --- | --- | --- |"]
         lines += [f"| {m} | {h['words']} | {h['errors']} | {100 * h['wer']:.1f}% |" for m, h in human_babble.items()]
+    if human_floor:
+        lines += ["", f"The same recordings over steady floors ({', '.join(FLOOR_COLOURS)} noise, each at "
+                  f"{FLOOR_SNR:g} dB peak-frame SNR, with the floor 0.3 s before and 0.6 s after, as the game hears "
+                  "an utterance):", "",
+                  "| model | words | errors | WER |", "| --- | --- | --- | --- |"]
+        lines += [f"| {m} | {h['words']} | {h['errors']} | {100 * h['wer']:.1f}% |" for m, h in human_floor.items()]
     lines += ["", "| file | reference | " + " | ".join(human) + " |", "| --- | --- |" + " --- |" * len(human)]
     names = list(human)
     for k, f in enumerate(human[names[0]]["files"]):
@@ -578,10 +605,12 @@ def main(argv: list[str] | None = None) -> int:
         rows = evaluate(models, items, conds, beds, seed=V.DEV_SEED if dev else SEED, log=log, sink=args.rows)
     human: dict[str, Any] = {}
     human_babble: dict[str, Any] = {}
+    human_floor: dict[str, Any] = {}
     if not dev:  # the human recordings are a test: never heard while choosing
         recordings = human_set()
         human = human_wer(models, recordings)
         human_babble = human_wer(models, in_babble(recordings, beds["babble"]))
+        human_floor = human_wer(models, over_steady_floors(recordings))
     given = list(argv or sys.argv[1:])
     if "--note" in given:  # the note is printed on its own
         del given[given.index("--note") : given.index("--note") + 2]
@@ -589,9 +618,10 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"command": cmd, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "wall_seconds": time.perf_counter() - started, "machine": f"{os.cpu_count()} cores", "note": args.note,
             "models": ", ".join(f"{n}: `{p}`" for n, p in models.items() if p is not None), "split": args.split}
-    out.write_text(markdown(rows, human, meta, human_babble))
+    out.write_text(markdown(rows, human, meta, human_babble, human_floor))
     if args.json:
-        args.json.write_text(json.dumps({"meta": meta, "rows": rows, "human": human, "human_babble": human_babble},
+        args.json.write_text(json.dumps({"meta": meta, "rows": rows, "human": human, "human_babble": human_babble,
+                                         "human_floor": human_floor},
                                         indent=0))
     log(f"wrote {out}")
     return 0

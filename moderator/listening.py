@@ -19,7 +19,8 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    help="a vosk model directory (default: one installed with 'moderator models download')")
     p.add_argument("--acoustic-model", default="auto", metavar="MODEL",
                    help="pocketsphinx's acoustic model: auto (the default: each utterance is heard with 'default' "
-                   "when the room under it is quiet, with 'party' when it is loud), default (the wheel's en-us), "
+                   "when the room under it is quiet or its noise steady, a fan or air conditioning, with 'party' "
+                   "when a party is loud), default (the wheel's en-us), "
                    "party (adapted to party babble, music and rooms: better in every noisy room measured, a little "
                    "worse on clean human readings; docs/benchmarks/adaptation.md) or the path of a model directory "
                    "(en-us/ and cmudict-en-us.dict)")

@@ -17,13 +17,16 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 #   flite                              synthetic players' voices for the listening tests
 #   pocketsphinx-testdata              short human recordings (LibriVox readings, spoken cards and digits): real
 #                                      speech without commands for the false-accept benchmark (python -m benchmarks)
+#   asterisk-core-sounds-en(-g722)     Asterisk's prompts, said by Allison Smith (16 kHz G.722) with transcripts: a
+#                                      human voice for choosing (python -m benchmarks.human_dev), 10 MB
 #   chromium chromium-driver           a real headless browser for the web panel's tests (play --web)
 if command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends python3 python3-venv python3-pip \
     libespeak-ng1 espeak-ng libportaudio2 libspeexdsp1 pulseaudio pulseaudio-utils libasound2-plugins flite \
-    pocketsphinx-testdata pocketsphinx sphinxtrain chromium chromium-driver >/dev/null
+    pocketsphinx-testdata pocketsphinx sphinxtrain chromium chromium-driver \
+    asterisk-core-sounds-en asterisk-core-sounds-en-g722 >/dev/null
 fi
 
 PYTHON="${PYTHON:-python3}"

@@ -8,10 +8,11 @@ import subprocess
 import numpy as np
 import pytest
 
-from benchmarks.adaptation import HUMAN_SNR, human_wer, in_babble
+from benchmarks.adaptation import FLOOR_COLOURS, FLOOR_SNR, HUMAN_SNR, human_wer, in_babble, over_steady_floors
 from moderator.audio.clip import Clip
 from moderator.audio.endpoint import RATE
-from moderator.audio.mix import noise_gain
+from moderator.audio.mix import noise_gain, steady_noise
+from moderator.voice_input import LEAD_IN, TAIL
 
 
 def _speech(seconds: float, seed: int) -> np.ndarray:
@@ -35,6 +36,40 @@ def test_each_recording_gets_its_own_stretch_of_babble_at_the_snr():
     assert not np.allclose(first / np.std(first), second / np.std(second))  # not the same stretch
     again = in_babble(data, bed)
     assert all(np.array_equal(x[1], y[1]) for x, y in zip(mixed, again, strict=True))  # seeded
+
+
+def test_each_recording_is_heard_over_each_steady_floor_as_an_utterance():
+    data = [("a", _speech(2.0, 1), "one two"), ("b", _speech(3.0, 2), "three")]
+    mixed = over_steady_floors(data)
+    assert [n for n, _, _ in mixed] == [f"{n} ({c})" for c in FLOOR_COLOURS for n in ("a", "b")]
+    for k, (_, noisy, text) in enumerate(mixed):
+        _, clean, said = data[k % 2]
+        assert text == said
+        lead, tail = round(LEAD_IN * RATE), round(TAIL * RATE)
+        assert len(noisy) == lead + len(clean) + tail  # the floor before and after the words, as an utterance
+        floor = noisy.copy()
+        floor[lead : lead + len(clean)] -= clean
+        assert noise_gain(clean, floor, FLOOR_SNR, peak=True) == pytest.approx(1.0, rel=1e-3)
+        assert np.std(noisy[:lead]) > 0  # the floor is there before the words
+    again = over_steady_floors(data)
+    assert all(np.array_equal(x[1], y[1]) for x, y in zip(mixed, again, strict=True))  # seeded
+
+
+def test_steady_noise_has_its_colour_and_unit_level():
+    rng = np.random.default_rng(0)
+    slopes = {}
+    for colour in ("white", "pink", "brown"):
+        noise = steady_noise(RATE * 4, colour, rng)
+        assert np.sqrt(np.mean(noise**2)) == pytest.approx(1.0, rel=1e-3)
+        power = np.abs(np.fft.rfft(noise)) ** 2
+        hz = np.fft.rfftfreq(len(noise), 1 / RATE)
+        low, high = power[(hz > 200) & (hz < 400)].mean(), power[(hz > 3200) & (hz < 6400)].mean()
+        slopes[colour] = 10 * np.log10(low / high) / 4  # dB per octave, over the four octaves between the bands
+    assert slopes["white"] == pytest.approx(0.0, abs=0.5)
+    assert slopes["pink"] == pytest.approx(3.0, abs=0.5)
+    assert slopes["brown"] == pytest.approx(6.0, abs=0.5)
+    with pytest.raises(ValueError, match="colour"):
+        steady_noise(10, "purple", rng)
 
 
 @pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed")

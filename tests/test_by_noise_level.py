@@ -17,7 +17,7 @@ from moderator.adapters.asr_by_noise import (
     spread_db,
 )
 from moderator.audio.endpoint import RATE
-from moderator.audio.mix import hiss, noise_gain
+from moderator.audio.mix import hiss, noise_gain, steady_noise
 
 needs_flite = pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed (scripts/setup.sh)")
 ROSTER = ["Alice", "Bob", "Carol", "Grace", "Heidi", "Xiomara"]  # Xiomara: not in the dictionary
@@ -72,19 +72,12 @@ def test_a_command_in_a_quiet_room_spreads_over_the_threshold_and_in_babble_unde
     assert spread_db(_in_room(speech, party, snr=12.0), RATE) < QUIET_SPREAD_DB
 
 
-def _steady(n: int, rng: np.random.Generator) -> np.ndarray:
-    """Pink noise: a fan or air conditioning, steady, with most of its power low."""
-    spectrum = np.fft.rfft(rng.standard_normal(n))
-    spectrum /= np.sqrt(np.maximum(np.arange(len(spectrum)), 1))
-    return np.fft.irfft(spectrum, n).astype(np.float32)
-
-
 def test_a_steady_floor_swings_less_than_the_threshold_and_a_party_more(party):
     rng = np.random.default_rng(2)
     words = np.concatenate([np.zeros(round(0.3 * RATE), np.float32),
                             0.3 * np.sin(2 * np.pi * 300 * np.arange(RATE) / RATE).astype(np.float32),
                             np.zeros(round(0.6 * RATE), np.float32)])
-    floor = _steady(len(words), rng)
+    floor = steady_noise(len(words), "pink", rng)  # a fan, air conditioning
     fan = words + floor * noise_gain(words, floor, 18.0, peak=True)
     bed = party[5 * RATE : 5 * RATE + len(words)]
     crowd = words + bed * noise_gain(words, bed, 18.0, peak=True)
@@ -227,7 +220,7 @@ def test_an_utterance_said_over_the_moderator_is_heard_by_the_original_model(par
     rec = ByNoiseLevel(PocketsphinxRecognizer(), PocketsphinxRecognizer(acoustic_model("party", cache=tmp_path)))
     loud = _in_room(_said("pause the game"), party, 12.0)
     assert rec.model_for(loud, RATE) is rec.loud
-    floor = _steady(len(loud), np.random.default_rng(4))
+    floor = steady_noise(len(loud), "pink", np.random.default_rng(4))
     fan = _in_room(_said("pause the game"), None)
     fan = fan + floor * noise_gain(fan, floor, 18.0, peak=True)
     assert rec.model_for(fan, RATE) is rec.quiet  # a steady floor is no party, however loud

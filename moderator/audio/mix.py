@@ -60,3 +60,15 @@ def scale_noise(speech: np.ndarray, noise: np.ndarray, snr: float, *, peak: bool
 def hiss(length: int, dbfs: float, rng: np.random.Generator) -> np.ndarray:
     """``length`` samples of white noise at ``dbfs`` (its RMS in dB of full scale): a microphone's floor."""
     return (rng.standard_normal(length) * 10 ** (dbfs / 20)).astype(np.float32)
+
+
+def steady_noise(length: int, colour: str, rng: np.random.Generator) -> np.ndarray:
+    """``length`` samples of steady noise of unit RMS: "white" (a microphone's hiss), "pink" (power falling 3 dB an
+    octave: air conditioning, a fan) or "brown" (6 dB an octave: a rumble), shaped in the frequency domain."""
+    slopes = {"white": 0.0, "pink": 0.5, "brown": 1.0}
+    if colour not in slopes:
+        raise ValueError(f"no such noise colour: {colour!r} (one of {', '.join(slopes)})")
+    spectrum = np.fft.rfft(rng.standard_normal(length))
+    spectrum /= np.maximum(np.arange(len(spectrum)), 1) ** slopes[colour]
+    noise = np.fft.irfft(spectrum, length)
+    return (noise / max(float(np.sqrt(np.mean(noise**2))), 1e-12)).astype(np.float32)

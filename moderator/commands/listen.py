@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="mic check: show live what each room's microphone hears and what it parses to",
         description="The mic check before a game. Shows, per room, how loud the microphone hears the room "
         "(once a second) and each utterance: the words recognized, the confidence (and with --acoustic-model auto "
-        "which model heard it: party when the room is loud), and the command they parse to (intent and slots) or "
-        "why they do not. Every command of the language is listened for, "
+        "which model heard it: party when a party is loud, not a steady hum), and the command they parse to "
+        "(intent and slots) or why they do not. Every command of the language is listened for, "
         "whatever the phase. No game runs. Stop with Ctrl-C, or give --seconds.",
     )
     who = p.add_mutually_exclusive_group(required=True)
