@@ -17,8 +17,8 @@ the same as in a run of all of them); ``--models`` compares several adapted mode
   grammar, then the parser) gives exactly its intent and slots (``acceptance._hear``).
 - Human speech: Debian's ``pocketsphinx-testdata`` recordings that have transcripts, decoded with the general
   language model (en-us.lm.bin and cmudict); word error rate for both models, as recorded, in the test babble at
-  18 dB peak-frame SNR (``HUMAN_SNR``), and over steady white, pink and brown floors at 18 dB (``FLOOR_SNR``), padded
-  as an utterance (``over_steady_floors``: where auto gives the original model). A model trained on synthetic
+  18 dB peak-frame SNR (``HUMAN_SNR``), and over steady white, pink and brown floors at 18 dB (``FLOOR_SNR``), with
+  the floor around the words (``over_steady_floors``: where auto gives the original model). A model trained on synthetic
   voices can gain on all of them and lose on people: the continuous recipe did (docs/benchmarks/changes.md).
 
 The DEV set (``dev_choice``, used by scripts/build_party_model.py to choose tau) is built the same way from the
@@ -165,6 +165,13 @@ def dev_items(grammar: Grammar, *, per_template: int = 2, recorded: bool = False
     return items
 
 
+def as_said(speech: np.ndarray) -> np.ndarray:
+    """``speech`` with ``LEAD_IN`` of silence before it and ``TAIL`` after (0.5 s and 1.0 s), as the voice tests say
+    a line: room enough for the floor under it to be heard around the words."""
+    return np.concatenate([np.zeros(round(LEAD_IN * RATE), np.float32), np.asarray(speech, np.float32),
+                           np.zeros(round(TAIL * RATE), np.float32)])
+
+
 def listen(item_index: int, speech: np.ndarray, cond: Cond, beds: dict[str, np.ndarray],
            seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The microphone's signal for one command in one condition, and the 8 s after it (as ``acceptance.measure``
@@ -175,7 +182,7 @@ def listen(item_index: int, speech: np.ndarray, cond: Cond, beds: dict[str, np.n
         h = V.room_response(cond.rt60, cond.distance, seed=10_000 + item_index)
         wet = V.reverberate(np.concatenate([speech, pad(cond.rt60)]), h)
         speech = (wet * np.sqrt(np.mean(speech**2) / max(float(np.mean(wet**2)), 1e-20))).astype(np.float32)
-    clean = np.concatenate([pad(LEAD_IN), speech, pad(TAIL)])
+    clean = as_said(speech)
     if cond.kind in ("hiss", "room"):
         floor = hiss(len(clean) + 8 * RATE, HISS_DBFS, rng)
         return clean + floor[: len(clean)], floor[len(clean) :]
@@ -363,14 +370,13 @@ def in_babble(data: list[tuple[str, np.ndarray, str]], bed: np.ndarray,
 
 def over_steady_floors(data: list[tuple[str, np.ndarray, str]], snr: float = FLOOR_SNR,
                        colours: Sequence[str] = FLOOR_COLOURS) -> list[tuple[str, np.ndarray, str]]:
-    """``data`` (``human_set``) heard as the game hears an utterance over a steady floor: each recording with
-    ``LEAD_IN`` of the floor before it and ``TAIL`` after, the floor at ``snr`` dB peak-frame SNR under it; once for
+    """``data`` (``human_set``) over a steady floor, each recording said as a line of the voice tests (``as_said``:
+    the floor heard 0.5 s before the words and 1.0 s after), the floor at ``snr`` dB peak-frame SNR under it; once for
     each colour of ``colours``, named "<recording> (<colour>)"."""
     out = []
     for colour in colours:
         for k, (name, samples, text) in enumerate(data):
-            said = np.concatenate([np.zeros(round(LEAD_IN * RATE), np.float32), samples,
-                                   np.zeros(round(TAIL * RATE), np.float32)])
+            said = as_said(samples)
             floor = steady_noise(len(said), colour, np.random.default_rng([FLOOR_SEED, k]))
             out.append((f"{name} ({colour})", said + floor * noise_gain(samples, floor, snr, peak=True), text))
     return out
@@ -496,8 +502,8 @@ def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, 
         lines += [f"| {m} | {h['words']} | {h['errors']} | {100 * h['wer']:.1f}% |" for m, h in human_babble.items()]
     if human_floor:
         lines += ["", f"The same recordings over steady floors ({', '.join(FLOOR_COLOURS)} noise, each at "
-                  f"{FLOOR_SNR:g} dB peak-frame SNR, with the floor 0.3 s before and 0.6 s after, as the game hears "
-                  "an utterance):", "",
+                  f"{FLOOR_SNR:g} dB peak-frame SNR, with the floor 0.5 s before the words and 1.0 s after, as the "
+                  "voice tests say a line):", "",
                   "| model | words | errors | WER |", "| --- | --- | --- | --- |"]
         lines += [f"| {m} | {h['words']} | {h['errors']} | {100 * h['wer']:.1f}% |" for m, h in human_floor.items()]
     lines += ["", "| file | reference | " + " | ".join(human) + " |", "| --- | --- |" + " --- |" * len(human)]

@@ -10,8 +10,9 @@ holds 16 kHz G.722 recordings of the prompts (decoded by the ``G722`` wheel, a b
 codec), and ``asterisk-core-sounds-en`` their transcripts.
 
 - The set: each prompt whose transcript is two words or more, all in the dictionary, with no digit and no sound
-  effect in brackets (every ``--every``-th of them, 121 at the default 2), padded as the game hears an utterance
-  (``LEAD_IN`` of the room before, ``TAIL`` after) over the suite's -60 dBFS microphone hiss.
+  effect in brackets (every ``--every``-th of them, 121 at the default 2), said as a line of the voice tests
+  (``benchmarks.adaptation.as_said``: 0.5 s of the room before the words, 1.0 s after) over the suite's -60 dBFS
+  microphone hiss.
 - The task: the prompts as a grammar of whole sentences, one of which was said (as a command of the game is one of
   the phase's); a prompt counts when the decode is exactly its sentence.
 - The conditions: clean; steady floors (white, pink and brown noise: a microphone's hiss, air conditioning, a rumble)
@@ -36,7 +37,6 @@ import numpy as np
 from benchmarks.acceptance import HISS_DBFS
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import hiss, noise_for, noise_gain, steady_noise
-from moderator.voice_input import LEAD_IN, TAIL
 
 SOUNDS = Path("/usr/share/asterisk/sounds/en_US_f_Allison")
 TRANSCRIPTS = Path("/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz")
@@ -64,10 +64,12 @@ def prompts(lines: Sequence[str], known: set[str]) -> list[tuple[str, str]]:
 
 
 def allison_set(every: int = 2) -> list[tuple[str, np.ndarray, str]]:
-    """(name, 16 kHz samples padded as an utterance over the microphone hiss, sentence) of every ``every``-th
-    prompt."""
+    """(name, 16 kHz samples said as a line of the voice tests over the microphone hiss, sentence) of every
+    ``every``-th prompt."""
     import G722
     import pocketsphinx
+
+    from benchmarks.adaptation import as_said
 
     if not TRANSCRIPTS.exists() or not SOUNDS.exists():
         raise SystemExit(f"Allison's prompts are missing: {INSTALL}")
@@ -80,8 +82,7 @@ def allison_set(every: int = 2) -> list[tuple[str, np.ndarray, str]]:
     out = []
     for name, text in found[::every]:
         pcm = G722.G722(RATE, 64000).decode((SOUNDS / f"{name}.g722").read_bytes())
-        said = np.concatenate([np.zeros(round(LEAD_IN * RATE), np.float32),
-                               np.asarray(pcm, np.float32) / 32768, np.zeros(round(TAIL * RATE), np.float32)])
+        said = as_said(np.asarray(pcm, np.float32) / 32768)
         out.append((name, said + hiss(len(said), HISS_DBFS, rng), text))
     return out
 
