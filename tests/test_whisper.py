@@ -227,6 +227,34 @@ def test_a_command_whisper_alone_wrote_counts_only_when_the_audio_not_the_prompt
     assert both.chosen == ("whisper" if counts else "stub")
 
 
+@pytest.mark.parametrize(("written", "certainty", "counts"), [
+    ("Pause.", W.SHORT_SURE + 0.05, True),
+    ("Pause.", W.SHORT_SURE - 0.05, False),  # weighed instead: 1.6 likelier than silence is under its bar
+    ("I send Bob.", W.SHORT_SURE - 0.05, True),  # short, but it names someone
+])
+def test_a_short_command_that_carries_nothing_counts_alone_only_when_whisper_is_sure_of_it(
+        grammar: Any, written: str, certainty: float, counts: bool) -> None:
+    # Talk Whisper, its prompt listing the phase's commands, wrote as "Pause." (the fresh8 hours: 0.56, 0.51, 0.34).
+    both = checked("", written, certainty, grammar, likely={written: -1.0}, silent={written: -2.6})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert bool(heard.text) is counts
+    assert both.chosen == ("whisper" if counts else "stub") and not both.weighed
+
+
+@pytest.mark.parametrize(("certainty", "after_silence", "stands"), [
+    (W.SHORT_SURE + 0.05, -1.5, True),  # Whisper is sure: its agreeing is enough
+    (W.SHORT_SURE - 0.05, -1.5, False),  # unsure: weighed, and 0.5 likelier than silence is under the bar
+    (W.SHORT_SURE - 0.05, -3.0, True),  # unsure, but the weighing finds it in the audio
+])
+def test_a_short_command_both_heard_needs_whisper_sure_of_it_or_the_weighing(
+        grammar: Any, certainty: float, after_silence: float, stands: bool) -> None:
+    # Talk both recognizers heard as "pause" (the fresh8 hours: Whisper at 0.34, the audio 0.9 likelier than silence).
+    both = checked("pause", "Pause.", certainty, grammar, likely={"Pause.": -1.0}, silent={"Pause.": after_silence})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "pause") is stands
+    assert both.weighed is (certainty < W.SHORT_SURE and stands)
+
+
 def test_the_first_ones_miss_stands_when_the_second_hears_nothing_either() -> None:
     missed = Transcript("", 0.46, guess="pause")
     both = W.SecondOpinion(Stub(missed), Stub(Transcript("", 0.2)))  # type: ignore[arg-type]
