@@ -198,6 +198,10 @@ class Stub:
         """As a second opinion: the audio makes any command it wrote far likelier than silence does."""
         return 5.0
 
+    def wrote_surely(self, text: str) -> bool:
+        """As a second opinion: sure of any command it wrote."""
+        return True
+
     def fork(self) -> Stub:
         return Stub(*self.heard)
 

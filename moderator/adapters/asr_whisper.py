@@ -362,6 +362,12 @@ def held(command: str, written: str) -> float:
     return sum(block.size for block in matcher.get_matching_blocks()) / max(len(said_line), 1)
 
 
+def _short_and_bare(text: str, parsed: Parsed) -> bool:
+    """Whether the command ``text`` (``parsed``) is shorter than ``SHORT_COMMAND`` as the parser reads it and carries
+    nothing: no name, role, team or room."""
+    return not parsed.slots and len(_words(text)) < SHORT_COMMAND
+
+
 def _heard(audio: float, silence: float, evidence: float = EVIDENCE) -> bool:
     """Whether a word's log-probability against the audio, and after a second of silence, say the audio has it:
     ``evidence`` likelier than after silence, or ``WORD_LIKELY`` or more in its own right."""
@@ -596,15 +602,18 @@ class WhisperRecognizer:
     def _each_likely(self, heard: Heard, text: str, parsed: Parsed) -> bool:
         """Whether each word of the command ``text`` (``parsed``), if it is shorter than ``SHORT_COMMAND`` and carries
         nothing, is ``WORD_FLOOR`` or more likely against the utterance ``heard`` (``FasterWhisper.word_scores``)."""
-        if parsed.slots or len(_words(text)) >= SHORT_COMMAND:
+        if not _short_and_bare(text, parsed):
             return True
         return all(audio >= WORD_FLOOR for audio, _ in self.model.word_scores(heard, _written(text)))
 
-    def short_and_bare(self, text: str) -> bool:
-        """Whether the command ``text`` is short (fewer than ``SHORT_COMMAND`` characters as the parser reads it) and
-        carries nothing (no name, role, team or room): "pause", "time left", "undo that"."""
+    def wrote_surely(self, text: str) -> bool:
+        """Whether Whisper's writing of the command ``text`` for the last utterance is enough on its own (alone, or
+        agreeing with the other recognizer): always, unless it is short and carries nothing ("pause", "time left",
+        "undo that"), which needs a certainty of ``SHORT_SURE``."""
         parsed = self._command(_words(text))
-        return parsed is not None and not parsed.slots and len(_words(text)) < SHORT_COMMAND
+        if parsed is None or not _short_and_bare(text, parsed):
+            return True
+        return self._last is not None and self._last[1].certainty >= SHORT_SURE
 
     def _talks_on(self, text: str) -> bool:
         """Whether Whisper wrote, at ``VETO`` certainty or more, ``VETO_LONGER`` times as many words as the command
@@ -837,7 +846,7 @@ class SecondOpinion:
             if kept.text or not self.weigh:
                 return kept
         elif (other.text and self.second.evidence(other.text) >= ALONE_EVIDENCE
-              and (other.confidence >= SHORT_SURE or not self.second.short_and_bare(other.text))):
+              and self.second.wrote_surely(other.text)):
             self.by_second = True
             return other
         elif not self.weigh:
@@ -859,7 +868,7 @@ class SecondOpinion:
         party talk that Whisper wrote "Please."); kept otherwise (Whisper lost in the noise, or near the command's
         words: "we appoint one as leader" for Wanda)."""
         if self.second.agrees(heard.text):
-            if other.confidence >= SHORT_SURE or not self.second.short_and_bare(heard.text):
+            if self.second.wrote_surely(heard.text):
                 return heard
             self.vetoed = True  # a short command written unsurely: the weighing decides (``SHORT_SURE``)
             return Transcript("", heard.confidence)
