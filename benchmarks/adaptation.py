@@ -382,6 +382,16 @@ def over_steady_floors(data: list[tuple[str, np.ndarray, str]], snr: float = FLO
     return out
 
 
+def decoded(decoder: Any, samples: np.ndarray) -> str:
+    """What a pocketsphinx ``decoder`` hears in ``samples`` (16 kHz floats) decoded as one whole utterance: its best
+    hypothesis, or "" for none."""
+    decoder.start_utt()
+    decoder.process_raw((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes(), full_utt=True)
+    decoder.end_utt()
+    hyp = decoder.hyp()
+    return hyp.hypstr if hyp else ""
+
+
 def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, str]] | None = None) -> dict[str, Any]:
     """Word error rate of each model on the human recordings (``data``, default ``human_set()``), with the general
     language model."""
@@ -410,12 +420,7 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
             chosen = path
             if path in BY_LEVEL:
                 chosen = None if quiet_room(samples, RATE) else party
-            pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
-            dec = decoder(chosen)
-            dec.start_utt()
-            dec.process_raw(pcm, full_utt=True)
-            dec.end_utt()
-            hyp = dec.hyp().hypstr if dec.hyp() else ""
+            hyp = decoded(decoder(chosen), samples)
             e = _edits(ref.split(), hyp.split())
             errors, words = errors + e, words + len(ref.split())
             files.append({"file": fid, "ref": ref, "hyp": hyp, "errors": e}

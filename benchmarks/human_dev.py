@@ -106,7 +106,7 @@ def measure(data: list[tuple[str, np.ndarray, str]], conds: Sequence[tuple[str, 
     many auto gave the original, and auto by the room's level alone (as before the steady-floor rule)."""
     import pocketsphinx
 
-    from benchmarks.adaptation import dev_beds
+    from benchmarks.adaptation import decoded, dev_beds
     from moderator.acoustic import acoustic_model
     from moderator.adapters.asr_by_noise import quiet_room
 
@@ -124,14 +124,9 @@ def measure(data: list[tuple[str, np.ndarray, str]], conds: Sequence[tuple[str, 
         for label, kind, snr in conds:
             cell = dict.fromkeys(("original", "party", "auto", "auto chose the original", "by level alone"), 0)
             for _, samples, text in heard_in(data, kind, snr, beds):
-                pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
-                right = {}
-                for name, decoder in decoders.items():
-                    decoder.start_utt()
-                    decoder.process_raw(pcm, full_utt=True)
-                    decoder.end_utt()
-                    right[name] = decoder.hyp() is not None and decoder.hyp().hypstr == text
-                    cell[name] += right[name]
+                right = {name: decoded(decoder, samples) == text for name, decoder in decoders.items()}
+                for name, is_right in right.items():
+                    cell[name] += is_right
                 original = quiet_room(samples, RATE)
                 cell["auto"] += right["original" if original else "party"]
                 cell["auto chose the original"] += original
