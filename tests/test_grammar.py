@@ -420,6 +420,29 @@ def test_nearest_merges_two_lists_that_each_miss_a_name() -> None:
     assert not any("Wanda" in names for names in lists), "'and' is not Wanda"
 
 
+def test_list_edits_leave_out_each_name_and_put_others_where_a_hint_has_other_words() -> None:
+    # Dev, 12 dB: Whisper wrote "onto" for Wanda, and the list it holds lacks her.
+    roster = ["Vincent", "Wanda", "Yara", "Zeke", "Amir"]
+    text = "we send Vincent and Yara and Zeke"
+    parsed = grammar().parse(text, roster)
+    edits = grammar().list_edits(text, parsed, ["We send Vincent onto Yara, Zeke."], roster)
+    lists = [p.slots["players"] for _, p in edits]
+    assert lists == [["Yara", "Zeke"], ["Vincent", "Zeke"], ["Vincent", "Yara"],
+                     ["Vincent", "Wanda", "Yara", "Zeke"], ["Vincent", "Amir", "Yara", "Zeke"]]
+    assert edits[3][0] == "we send Vincent and Wanda and Yara and Zeke"
+    assert all(grammar().parse(t, roster) == p for t, p in edits)
+    # Only the command's own words and joiners around the names: no gap, so only the names left out.
+    same = grammar().list_edits(text, parsed, ["We send Vincent and Yara, Zeke."], roster)
+    assert [p.slots["players"] for _, p in same] == lists[:3]
+    # Words before the first name that are not the command's own: a name may have been said there.
+    front = grammar().list_edits(text, parsed, ["We send one to Vincent and Yara and Zeke."], roster)
+    assert ["Wanda", "Vincent", "Yara", "Zeke"] in [p.slots["players"] for _, p in front]
+    assert grammar().list_edits("pause", grammar().parse("pause", roster), ["pause it"], roster) == []
+    one = grammar().parse("we send Vincent", roster)
+    alone = grammar().list_edits("we send Vincent", one, ["We send Vincent onto."], roster)
+    assert alone[0][1].slots["players"] == ["Vincent", "Wanda"], "none left out"
+
+
 def test_names_are_merged_in_the_order_both_lists_give() -> None:
     assert _merged(("Paul", "Rosa", "Vincent"), ("Rosa", "Ursula", "Vincent")) == ("Paul", "Rosa", "Ursula", "Vincent")
     assert _merged(("Alice", "Bob"), ("Bob", "Alice")) == ("Bob", "Alice"), "each name once"

@@ -629,6 +629,22 @@ def test_a_command_whisper_finds_nearly_as_likely_as_its_own_words_counts(gramma
     assert weighed[0] == "Hostages Bob and Carol." and len(weighed) > 1, "the hint first, then the nearest others"
 
 
+def test_a_list_one_name_from_what_was_weighed_is_weighed_too(grammar: Any) -> None:
+    # Dev, 12 dB: "hostages Alice and Bob and Carol" written "Hostages one to end. Bob and Carol.": the list Whisper
+    # wrote lacks a name, and the audio makes the whole list likelier.
+    both = checked("", "Hostages one to end. Bob and Carol.", 0.6, grammar,
+                   likely={"Hostages Bob and Carol.": -1.5, "Hostages Alice and Bob and Carol.": -0.4})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "hostages alice and bob and carol" and both.weighed
+    weighed = both.second.model.weighed  # type: ignore[attr-defined]
+    assert len(weighed) == len(set(weighed)) <= W.WEIGHED + 1 + W.LIST_EDITS, "each once, and no more than asked"
+    # Without a word in Whisper's writing where a name could be, only the names left out are weighed.
+    plain = checked("", "Hostages, Bob and Carol, and.", 0.6, grammar,
+                    likely={"Hostages Bob and Carol.": -3.0, "Hostages Alice and Bob and Carol.": -0.4})
+    assert plain.recognize(np.zeros(16000, np.float32), 16000).text == ""
+    assert "Hostages Alice and Bob and Carol." not in plain.second.model.weighed  # type: ignore[attr-defined]
+
+
 def test_a_command_far_less_likely_than_whisper_s_own_words_is_no_command(grammar: Any) -> None:
     # Talk: "repeat" is the nearest command, and Whisper finds it far less likely than what it wrote, even with the
     # lower bar of a command pocketsphinx guessed too.
@@ -811,7 +827,11 @@ def test_the_real_model_weighs_the_command_said_above_its_neighbours(whisper: W.
     assert whisper.model.weigh_silent(heard, "Hostages Bob and Carol.") == silent, "kept"
     # Whisper wrote "Hostage is a bump and Carol.": pocketsphinx's words are the hint that names Bob.
     assert whisper.weigh(["hostages bob and carol"]).text == "hostages bob and carol"
-    assert whisper.weigh(["hostages alice"]).text == "", "the nearest commands to a wrong hint are all unlikely"
+    # A wrong hint: its nearest commands are all unlikely, but Whisper's own "Carol", one name short of a list
+    # (``Grammar.list_edits``: "Hostage is a bump" has other words before it), gives the command said.
+    assert whisper.weigh(["hostages alice"]).text == "hostages bob and carol"
+    whisper.expect(grammar, ROSTER, ["appoint"])
+    assert whisper.weigh(["i appoint alice as leader"]).text == "", "no command of the phase is likely"
 
 
 @needs_model

@@ -163,6 +163,12 @@ WEIGHED = 3
 pass of Whisper's decoder (about 0.1 s on two x86 cores). On the dev split, 30 of the 34 right commands that
 weighing gave were a hint or among its 3 nearest commands."""
 
+LIST_EDITS = 24
+"""The most commands one name from a weighed list that Whisper weighs besides (``WhisperRecognizer._list_edits``):
+each costs a pass of the decoder. Chosen on the dev split (2026-11-27, docs/benchmarks/changes.md): at 12 dB, 2 more
+of its 63 commands right and 1 more wrong (a list of 4 for 5 names said), for 208 more passes over its 87
+weighings."""
+
 WEIGH_LEAST = -2.0
 WEIGH_EVIDENCE = 2.0
 WEIGH_BEHIND = 0.8
@@ -588,6 +594,10 @@ class WhisperRecognizer:
         if not options:
             return Transcript("", heard.certainty)
         weights = self.model.weigh(heard, [_written(text) for text, _ in options])
+        edits = self._list_edits(options, weights, [*hints, heard.text])
+        if edits:
+            options += edits
+            weights = [*weights, *self.model.weigh(heard, [_written(text) for text, _ in edits])]
         said, text, parsed = max(zip(weights, *zip(*options, strict=True), strict=True), key=lambda w: w[0])
         agreed = (_words(text) in {_words(hint) for hint in hints if hint}
                   and self._named() <= set(names_said(parsed.slots)))
@@ -598,6 +608,22 @@ class WhisperRecognizer:
                 and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
             return Transcript(_words(text), float(np.exp(said)))
         return Transcript("", heard.certainty)
+
+    def _list_edits(self, options: list[tuple[str, Parsed]], weights: Sequence[float],
+                    lines: Sequence[str]) -> list[tuple[str, Parsed]]:
+        """Up to ``LIST_EDITS`` commands one name from the likeliest of ``options`` (by ``weights``) that holds a list
+        of names (``Grammar.list_edits``, its gaps read in ``lines``: what both recognizers wrote), other than the
+        options: in babble Whisper writes a name it cannot make out as other words ("We send Vincent onto Yara, Zeke,
+        Amir." for Wanda), and the command it holds then lacks a name."""
+        seen = {_words(text) for text, _ in options}
+        for i in sorted(range(len(options)), key=lambda i: -weights[i]):
+            edits = {_words(text): (text, parsed) for text, parsed in
+                     self.grammar.list_edits(*options[i], lines, self.roster)
+                     if (self.intents is None or parsed.intent in self.intents) and not _repeats_a_name(parsed)}
+            edits = {words: edit for words, edit in edits.items() if words not in seen}
+            if edits:
+                return list(edits.values())[:LIST_EDITS]
+        return []
 
     def _each_likely(self, heard: Heard, text: str, parsed: Parsed) -> bool:
         """Whether each word of the command ``text`` (``parsed``), if it is shorter than ``SHORT_COMMAND`` and carries

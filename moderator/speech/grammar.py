@@ -312,6 +312,44 @@ class Grammar:
                     chosen.setdefault(key, parsed)
         return out + [(parsed.text, parsed) for parsed in chosen.values()]
 
+    def list_edits(self, text: str, parsed: Parsed, hints: Sequence[str],
+                   roster: Sequence[str]) -> list[tuple[str, Parsed]]:
+        """The command ``text`` (``parsed``, its names in roster spelling) with its list of names changed by one
+        name, for another recognizer to weigh beside ``nearest``'s: each name left out, and each other player of
+        ``roster`` put in where a hint has a word between (or before, or after) the names it holds that is no name,
+        no joiner and no word of the command ("Hostages one to end. Yara and Zeke and Amir." for "hostages Wanda and
+        Yara and Zeke and Amir"). The list is written with the first joiner. None for a command without a list."""
+        listed = next((v for v in parsed.slots.values() if isinstance(v, list)), None)
+        if not listed:
+            return []
+        keys = [name.casefold() for name in listed]
+        own = {w.casefold() for w in normalize(text)} | self._joiner_keys
+        gaps: set[int] = set()
+        for hint in hints:
+            words = [w.casefold() for w in normalize(hint)]
+            found = [(i, keys.index(w)) for i, w in enumerate(words) if w in keys]
+            if not found:
+                continue
+            runs = [(words[: found[0][0]], found[0][1])]
+            runs += [(words[i + 1 : j], at) for (i, _), (j, at) in itertools.pairwise(found)]
+            runs.append((words[found[-1][0] + 1 :], found[-1][1] + 1))
+            gaps |= {at for run, at in runs if any(w not in own for w in run)}
+        lists = [listed[:i] + listed[i + 1 :] for i in range(len(listed))] if len(listed) > 1 else []
+        lists += [[*listed[:at], name, *listed[at:]] for at in sorted(gaps)
+                  for name in dict.fromkeys(roster) if name not in listed]
+        first = re.search(rf"\b{re.escape(listed[0])}\b", text, re.IGNORECASE)
+        ends = list(re.finditer(rf"\b{re.escape(listed[-1])}\b", text, re.IGNORECASE))
+        last = ends[-1] if ends else None
+        if first is None or last is None or last.end() <= first.start():
+            return []
+        out = []
+        for names in lists:
+            edited = text[: first.start()] + f" {self.joiners[0]} ".join(names) + text[last.end() :]
+            again = self.parse(edited, roster)
+            if isinstance(again, Parsed) and again.intent == parsed.intent and names in again.slots.values():
+                out.append((edited, Parsed(again.intent, again.slots, edited)))
+        return out
+
     # -- parsing --------------------------------------------------------------------
 
     def parse(self, text: str, roster: Sequence[str]) -> Parsed | NoParse:
