@@ -318,7 +318,8 @@ class Grammar:
         name, for another recognizer to weigh beside ``nearest``'s: each name left out, and each other player of
         ``roster`` put in where a hint has a word between (or before, or after) the names it holds that is no name,
         no joiner and no word of the command ("Hostages one to end. Yara and Zeke and Amir." for "hostages Wanda and
-        Yara and Zeke and Amir"). The list is written with the first joiner. None for a command without a list."""
+        Yara and Zeke and Amir"; a name of two words is not found in a hint, so it opens no gap). The list is written
+        with the first joiner. Nothing for a command without a list."""
         listed = next((v for v in parsed.slots.values() if isinstance(v, list)), None)
         if not listed:
             return []
