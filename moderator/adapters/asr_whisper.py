@@ -620,8 +620,8 @@ class WhisperRecognizer:
         for i in sorted(range(len(options)), key=lambda i: -weights[i]):
             edits = {_words(text): (text, parsed) for text, parsed in
                      self.grammar.list_edits(*options[i], lines, self.roster)
-                     if (self.intents is None or parsed.intent in self.intents) and not _repeats_a_name(parsed)}
-            edits = {words: edit for words, edit in edits.items() if words not in seen}
+                     if _words(text) not in seen and (self.intents is None or parsed.intent in self.intents)
+                     and not _repeats_a_name(parsed)}
             if edits:
                 return list(edits.values())[:LIST_EDITS]
         return []
