@@ -27,6 +27,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -163,11 +164,9 @@ WEIGHED = 3
 pass of Whisper's decoder (about 0.1 s on two x86 cores). On the dev split, 30 of the 34 right commands that
 weighing gave were a hint or among its 3 nearest commands."""
 
-LIST_EDITS = 24
-"""The most commands one name from a weighed list that Whisper weighs besides (``WhisperRecognizer._list_edits``):
-each costs a pass of the decoder. Chosen on the dev split (2026-11-27, docs/benchmarks/changes.md): at 12 dB, 2 more
-of its 63 commands right and 1 more wrong (a list of 4 for 5 names said), for 208 more passes over its 87
-weighings."""
+DECODED_LISTS = 4
+"""How many lists Whisper writes for the weighing when it may write only names (``WhisperRecognizer._decoded_lists``):
+the beams of one restricted decode, each list then weighed as a command (a pass of the decoder each)."""
 
 WEIGH_LEAST = -2.0
 WEIGH_EVIDENCE = 2.0
@@ -368,6 +367,25 @@ def held(command: str, written: str) -> float:
     return sum(block.size for block in matcher.get_matching_blocks()) / max(len(said_line), 1)
 
 
+def _names_written(text: str, names: dict[str, str], joiners: set[str], after: set[str]) -> list[str]:
+    """The players named, in order, in ``text`` (what Whisper wrote where it could write only names, joiners and the
+    command's words after the list): ``names`` by their words in lowercase; the list ends at the first of the words
+    ``after`` it; empty when anything else is written among the names (a piece of a name: "Beat Amir")."""
+    words = [w.casefold() for w in normalize(text)]
+    out: list[str] = []
+    i = 0
+    while i < len(words) and words[i] not in after:
+        if words[i] in joiners:
+            i += 1
+            continue
+        name = next((key for key in names if words[i : i + len(key.split())] == key.split()), None)
+        if name is None:
+            return []
+        out.append(names[name])
+        i += len(name.split())
+    return out
+
+
 def _short_and_bare(text: str, parsed: Parsed) -> bool:
     """Whether the command ``text`` (``parsed``) is shorter than ``SHORT_COMMAND`` as the parser reads it and carries
     nothing: no name, role, team or room."""
@@ -461,6 +479,23 @@ class FasterWhisper:
         if heard.audio is None:
             return [-30.0] * len(sentences)
         return [float(np.mean(self._against(heard, sentence)[1])) for sentence in sentences]
+
+    def continued(self, heard: Heard, prefix: str, words: Sequence[str], *, beams: int) -> list[str]:
+        """Whisper's likeliest ways on from ``prefix`` in the utterance ``heard``, written in ``words`` alone (any of
+        their tokens, in any order; a comma, a full stop, the end): its beam search with every other token
+        suppressed, the ``beams`` best, each without the prefix. Empty where Whisper heard no audio."""
+        if heard.audio is None:
+            return []
+        encoded, _, start = heard.audio
+        given = self.tokenizer.encode(" " + prefix.strip()) if prefix.strip() else []
+        allowed = {t for word in words for t in self.tokenizer.encode(" " + word.strip())}
+        allowed |= {*self.tokenizer.encode(","), *self.tokenizer.encode("."), self.tokenizer.eot}
+        suppressed = [t for t in range(self.whisper.hf_tokenizer.get_vocab_size()) if t not in allowed]
+        result = self.whisper.model.generate(
+            encoded, [start + given], beam_size=beams, num_hypotheses=beams,
+            max_length=len(start) + len(given) + MAX_TOKENS, suppress_blank=False, suppress_tokens=suppressed)[0]
+        return [self.tokenizer.decode(tokens[len(given):] if tokens[: len(given)] == given else tokens)
+                for tokens in result.sequences_ids]
 
     def weigh_silent(self, heard: Heard, sentence: str) -> float:
         """The same, against a second of silence: what the prompt alone makes of the sentence ("What can I say."
@@ -595,10 +630,10 @@ class WhisperRecognizer:
         if not options:
             return Transcript("", heard.certainty)
         weights = self.model.weigh(heard, [_written(text) for text, _ in options])
-        edits = self._list_edits(options, weights, [*hints, heard.text])
-        if edits:
-            options += edits
-            weights = [*weights, *self.model.weigh(heard, [_written(text) for text, _ in edits])]
+        lists = self._decoded_lists(heard, options, weights)
+        if lists:
+            options += lists
+            weights = [*weights, *self.model.weigh(heard, [_written(text) for text, _ in lists])]
         said, text, parsed = max(zip(weights, *zip(*options, strict=True), strict=True), key=lambda w: w[0])
         agreed = (_words(text) in {_words(hint) for hint in hints if hint}
                   and self._named() <= set(names_said(parsed.slots)))
@@ -610,20 +645,41 @@ class WhisperRecognizer:
             return Transcript(_words(text), float(np.exp(said)))
         return Transcript("", heard.certainty)
 
-    def _list_edits(self, options: list[tuple[str, Parsed]], weights: Sequence[float],
-                    lines: Sequence[str]) -> list[tuple[str, Parsed]]:
-        """Up to ``LIST_EDITS`` commands one name from the likeliest of ``options`` (by ``weights``) that holds a list
-        of names (``Grammar.list_edits``, its gaps read in ``lines``: what both recognizers wrote), other than the
-        options: in babble Whisper writes a name it cannot make out as other words ("We send Vincent onto Yara, Zeke,
-        Amir." for Wanda), and the command it holds then lacks a name."""
-        seen = {_words(text) for text, _ in options}
+    def _decoded_lists(self, heard: Heard, options: list[tuple[str, Parsed]],
+                       weights: Sequence[float]) -> list[tuple[str, Parsed]]:
+        """The lists Whisper writes after the words before the likeliest list of ``options`` (by ``weights``) when
+        it may write only the room's names, the joiners and the command's words after the list
+        (``FasterWhisper.continued``), each in that command in place of its list (``Grammar.relisted``), other than
+        the options: the list it holds is built of the names written, and in babble Whisper writes a name it cannot
+        make out as other words ("We send Vincent onto ERC, Kendamir." for "... Vincent, Wanda, Yara, Zeke and
+        Amir"), which it does not write when it must write a name. A list with a word of no name in it, or a name
+        twice, is none."""
+        if not DECODED_LISTS:
+            return []
+        seen = {_written(text) for text, _ in options}
         for i in sorted(range(len(options)), key=lambda i: -weights[i]):
-            edits = {_words(text): (text, parsed) for text, parsed in
-                     self.grammar.list_edits(*options[i], lines, self.roster)
-                     if _words(text) not in seen and (self.intents is None or parsed.intent in self.intents)
-                     and not _repeats_a_name(parsed)}
-            if edits:
-                return list(edits.values())[:LIST_EDITS]
+            frame = self.grammar.list_frame(*options[i])
+            if frame is None:
+                continue
+            before, after = frame
+            names = {" ".join(normalize(n)).casefold(): n for n in self.roster}
+            joiners = {w.casefold() for j in self.grammar.joiners for w in normalize(j)}
+            out: dict[str, tuple[str, Parsed]] = {}
+            for going_on in self.model.continued(heard, before[:1].upper() + before[1:],
+                                                 [*self.roster, *self.grammar.joiners, *normalize(after)],
+                                                 beams=DECODED_LISTS):
+                listed = _names_written(going_on, names, joiners, {w.casefold() for w in normalize(after)})
+                edited = self.grammar.relisted(*options[i], listed, self.roster) if listed else None
+                if edited is None or (self.intents is not None and edited[1].intent not in self.intents):
+                    continue
+                # The list as Whisper wrote it ("Amir, Beatrix, Cedric, and Delia" or "Wanda and Yara and Zeke"):
+                # a list is likelier to it so than with the joiner between each two names.
+                first = re.search(rf"\b{re.escape(listed[0])}\b", going_on, re.IGNORECASE)
+                last = list(re.finditer(rf"\b{re.escape(listed[-1])}\b", going_on, re.IGNORECASE))[-1]
+                text = " ".join(part for part in (before, going_on[first.start() : last.end()], after) if part)
+                if _written(text) not in seen and not _repeats_a_name(edited[1]):
+                    out.setdefault(_written(text), (text, Parsed(edited[1].intent, edited[1].slots, text)))
+            return list(out.values())
         return []
 
     def _each_likely(self, heard: Heard, text: str, parsed: Parsed) -> bool:

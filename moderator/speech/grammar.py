@@ -312,44 +312,25 @@ class Grammar:
                     chosen.setdefault(key, parsed)
         return out + [(parsed.text, parsed) for parsed in chosen.values()]
 
-    def list_edits(self, text: str, parsed: Parsed, hints: Sequence[str],
-                   roster: Sequence[str]) -> list[tuple[str, Parsed]]:
-        """The command ``text`` (``parsed``, its names in roster spelling) with its list of names changed by one
-        name, for another recognizer to weigh beside ``nearest``'s: each name left out, and each other player of
-        ``roster`` put in where a hint has a word between (or before, or after) the names it holds that is no name,
-        no joiner and no word of the command ("Hostages one to end. Yara and Zeke and Amir." for "hostages Wanda and
-        Yara and Zeke and Amir"; a name of two words is not found in a hint, so it opens no gap). The list is written
-        with the first joiner. Nothing for a command without a list."""
-        listed = next((v for v in parsed.slots.values() if isinstance(v, list)), None)
-        if not listed:
-            return []
-        keys = [name.casefold() for name in listed]
-        own = {w.casefold() for w in normalize(text)} | self._joiner_keys
-        gaps: set[int] = set()
-        for hint in hints:
-            words = [w.casefold() for w in normalize(hint)]
-            found = [(i, keys.index(w)) for i, w in enumerate(words) if w in keys]
-            if not found:
-                continue
-            runs = [(words[: found[0][0]], found[0][1])]
-            runs += [(words[i + 1 : j], at) for (i, _), (j, at) in itertools.pairwise(found)]
-            runs.append((words[found[-1][0] + 1 :], found[-1][1] + 1))
-            gaps |= {at for run, at in runs if any(w not in own for w in run)}
-        lists = [listed[:i] + listed[i + 1 :] for i in range(len(listed))] if len(listed) > 1 else []
-        lists += [[*listed[:at], name, *listed[at:]] for at in sorted(gaps)
-                  for name in dict.fromkeys(roster) if name not in listed]
-        first = re.search(rf"\b{re.escape(listed[0])}\b", text, re.IGNORECASE)
-        ends = list(re.finditer(rf"\b{re.escape(listed[-1])}\b", text, re.IGNORECASE))
-        last = ends[-1] if ends else None
-        if first is None or last is None or last.end() <= first.start():
-            return []
-        out = []
-        for names in lists:
-            edited = text[: first.start()] + f" {self.joiners[0]} ".join(names) + text[last.end() :]
-            again = self.parse(edited, roster)
-            if isinstance(again, Parsed) and again.intent == parsed.intent and names in again.slots.values():
-                out.append((edited, Parsed(again.intent, again.slots, edited)))
-        return out
+    def list_frame(self, text: str, parsed: Parsed) -> tuple[str, str] | None:
+        """The words of the command ``text`` (``parsed``, its names in roster spelling) before its list of names and
+        after it ("we send", "" for "we send Bob and Carol"), or None for a command without a list."""
+        span = _list_span(text, parsed)
+        return None if span is None else (text[: span[0]].strip(), text[span[1] :].strip())
+
+    def relisted(self, text: str, parsed: Parsed, names: Sequence[str],
+                 roster: Sequence[str]) -> tuple[str, Parsed] | None:
+        """The command ``text`` (``parsed``) with ``names`` in place of its list, joined by the first joiner, as it
+        parses again; None where it does not parse as the same command with those names (more than the list takes)
+        or it has no list. A name twice is kept: the engine refuses it."""
+        span = _list_span(text, parsed)
+        if span is None or not names:
+            return None
+        edited = text[: span[0]] + f" {self.joiners[0]} ".join(names) + text[span[1] :]
+        again = self.parse(edited, roster)
+        if isinstance(again, Parsed) and again.intent == parsed.intent and list(names) in again.slots.values():
+            return edited, Parsed(again.intent, again.slots, edited)
+        return None
 
     # -- parsing --------------------------------------------------------------------
 
@@ -487,6 +468,24 @@ def _names_in(line: str, roster: Sequence[str], joiners: Collection[str] = ()) -
         if likeness >= NAME_LIKE and name not in found:
             found.append(name)
     return found
+
+
+def _listed(parsed: Parsed) -> list[str]:
+    """The list of names ``parsed`` holds (its ``players`` slot), or an empty list."""
+    return next((v for v in parsed.slots.values() if isinstance(v, list)), [])
+
+
+def _list_span(text: str, parsed: Parsed) -> tuple[int, int] | None:
+    """Where the list of names of the command ``text`` (``parsed``) stands in it: from its first name's first
+    letter to its last name's last; None for a command without a list."""
+    listed = _listed(parsed)
+    if not listed:
+        return None
+    first = re.search(rf"\b{re.escape(listed[0])}\b", text, re.IGNORECASE)
+    ends = list(re.finditer(rf"\b{re.escape(listed[-1])}\b", text, re.IGNORECASE))
+    if first is None or not ends or ends[-1].end() <= first.start():
+        return None
+    return first.start(), ends[-1].end()
 
 
 def _merged(a: Sequence[str], b: Sequence[str]) -> tuple[str, ...]:
