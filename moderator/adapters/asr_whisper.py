@@ -608,19 +608,19 @@ class WhisperRecognizer:
         return parsed if fits else None
 
     def weigh(self, hints: Sequence[str]) -> Transcript:
-        """The command of the phase nearest what was heard of the last utterance (``hints``: the other
-        recognizer's words and rejected guess; Whisper's own words are added) that Whisper itself finds likely in
-        it. Each of ``Grammar.nearest``'s commands is scored against the audio (the mean log-probability of its
-        tokens, ``FasterWhisper.weigh``), and then the likeliest list one name off (``_list_edits``); the likeliest of
-        all counts when it scores ``WEIGH_LEAST`` or more, ``WEIGH_EVIDENCE`` more than against silence (the audio's
-        own part in it), and at most ``WEIGH_BEHIND`` below Whisper's own words. A command that a hint itself
-        parses as, where Whisper's words name no player it leaves out, needs only ``AGREED_EVIDENCE`` and
-        ``AGREED_BEHIND``. A command Whisper did not write itself needs its role, team or room in the audio
-        (``hears_each_value``); a short command that carries nothing needs each of its words likely
+        """The command of the phase nearest what was heard of the last utterance (``hints``: the other recognizer's
+        words and rejected guess; Whisper's own words are added) that Whisper itself finds likely in it. Each of
+        ``Grammar.nearest``'s commands is scored against the audio (the mean log-probability of its tokens,
+        ``FasterWhisper.weigh``), and then the lists Whisper writes for the likeliest list where it may write only names
+        (``_decoded_lists``); the likeliest of all counts when it scores ``WEIGH_LEAST`` or more, ``WEIGH_EVIDENCE``
+        more than against silence (the audio's own part in it), and at most ``WEIGH_BEHIND`` below Whisper's own words.
+        A command that a hint itself parses as, where Whisper's words name no player it leaves out, needs only
+        ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. A command Whisper did not write itself needs its role, team or room
+        in the audio (``hears_each_value``); a short command that carries nothing needs each of its words likely
         (``WORD_FLOOR``); none is taken from talk Whisper wrote with the command's words in it (``_talks_on``). In
-        babble Whisper writes "Our hostage is a Remy, Beatrix, Cedric, Delia, and Paul." and "Room a release the
-        press agenda.", and finds the commands said nearly as likely; "What can I say." it finds likely after any
-        "I'm not sure.", but as likely after silence."""
+        babble Whisper writes "Our hostage is a Remy, Beatrix, Cedric, Delia, and Paul." and "Room a release the press
+        agenda.", and finds the commands said nearly as likely; "What can I say." it finds likely after any "I'm not
+        sure.", but as likely after silence."""
         if self.grammar is None or self._last is None or not self._last[1].text:
             return Transcript("", 0.0 if self._last is None else self._last[1].certainty)  # no speech, no command
         heard = self._last[1]
