@@ -33,7 +33,8 @@ first heard (without Festival's voices, which the machine lacked) to check the m
 for (a command Whisper alone wrote needing the audio's evidence, not the prompt's), and first heard, with Festival's
 voices, on 2026-11-26 (13 false accepts, 7 of them reveals in the reveal phase's talk). ``--split fresh4`` to
 ``--split fresh12`` (seeds 12 to 20) follow the same way: each set aside unheard for the rules the split before it
-showed the need for, and first heard to check them (fresh4 to fresh11 on 2026-11-27; fresh12 not yet).
+showed the need for, and first heard to check them (fresh4 to fresh10 on 2026-11-27; of fresh11, only the
+hostage phase's minutes, ``--phases hostages``, for a rule that only lists reach; fresh12 not yet).
 
 The wake word: every ``--wake-every``-th minute is heard a second time with the wake word on ("moderator ...").
 The rate per hour is given with its one-sided 95% Poisson upper bound; with no false accept in H hours the bound
@@ -318,10 +319,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="test (reported; default), dev (other minutes, beds and chatter lines, to tune on), "
                         "fresh, fresh2 to fresh12 (each a set of its own, to check a rule that the split before it "
                         "showed the need for: the test split, fresh, fresh2 and so on)")
+    parser.add_argument("--phases", nargs="*", choices=false_accepts.PHASES, default=None, metavar="PHASE",
+                        help="hear only the minutes of these phases (of " + ", ".join(false_accepts.PHASES) + "): a "
+                        "rule only one phase's commands can reach is checked on that phase's minutes of the hours, "
+                        "and the other minutes stay unheard")
     parser.add_argument("--decoder", type=decoder_setting, action="append", default=[], metavar="KEY=VALUE",
                         help="a pocketsphinx decoder option over the shipped ones, to measure it before shipping it")
     args = parser.parse_args(argv)
-    jobs = [(hear, m) for m in minutes(args.hours, wake_every=args.wake_every, split=args.split)]
+    jobs = [(hear, m) for m in minutes(args.hours, wake_every=args.wake_every, split=args.split)
+            if not args.phases or m.phase in args.phases]
     started = time.perf_counter()
     results = pool.run({"pocketsphinx": None}, np.zeros(0, np.float32), jobs, processes=args.processes,
                        log=lambda s: print(s, file=sys.stderr, flush=True), label="minutes",

@@ -181,6 +181,30 @@ def test_long_false_accepts_passes_decoder_settings_to_its_workers(monkeypatch: 
     assert seen["decoder"] == {}
 
 
+def test_long_false_accepts_hears_only_the_phases_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--phases hostages`` hears the hostage phase's minutes of the hours alone (a rule that only lists reach), the
+    same minutes as in the whole run."""
+    from benchmarks import long_false_accepts as lfa
+
+    seen: list[list[object]] = []
+
+    class Stop(Exception):
+        pass
+
+    def run(models: object, noise: object, jobs: list[object], **kwargs: object) -> list[object]:
+        seen.append(jobs)
+        raise Stop
+
+    monkeypatch.setattr(lfa.pool, "run", run)
+    for argv in (["--phases", "hostages"], []):
+        with pytest.raises(Stop):
+            lfa.main(["--hours", "6.5", "--wake-every", "0", "--split", "fresh11", *argv])
+    hostages, every = ([m for _, m in jobs] for jobs in seen)  # type: ignore[misc]
+    assert hostages == [m for m in every if m.phase == "hostages"] and 0 < len(hostages) < len(every) / 5
+    with pytest.raises(SystemExit):
+        lfa.main(["--phases", "lunch"])
+
+
 def _worker_fillprob(_: object) -> float:
     """The fillprob of a ``benchmarks.pool`` worker's pocketsphinx decoder (a job: module-level, to be pickled)."""
     from benchmarks import pool
