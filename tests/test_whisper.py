@@ -659,6 +659,16 @@ def test_the_list_whisper_writes_where_it_may_write_only_names_is_weighed_as_it_
     assert len(model.weighed) == len(set(model.weighed)) <= W.WEIGHED + 1 + W.DECODED_LISTS, "each once"
 
 
+def test_a_name_written_otherwise_than_the_roster_spells_it_gives_the_list_the_grammar_s_way(grammar: Any) -> None:
+    # Whisper writes "Mary Ann" for the roster's Mary-Ann: the list is still hers, written as the grammar writes it.
+    both = checked("", "Hostages Mary and Bob.", 0.6, grammar, continues={"Hostages": [" Mary Ann, Bob."]},
+                   likely={"Hostages Mary-Ann and Bob.": -0.4})
+    both.expect(grammar, ["Mary-Ann", "Bob", "Carol"])
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "hostages mary ann and bob" and both.weighed
+    assert "Hostages Mary-Ann and Bob." in both.second.model.weighed  # type: ignore[attr-defined]
+
+
 def test_without_a_list_among_what_was_weighed_whisper_writes_no_list(grammar: Any) -> None:
     both = checked("", "Pass the crisps.", 0.6, grammar, likely={"Pause.": -2.5}, first_guess="pause",
                    continues={"": [" Alice and Bob."]})

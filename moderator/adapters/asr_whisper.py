@@ -657,13 +657,13 @@ class WhisperRecognizer:
         if not DECODED_LISTS:
             return []
         seen = {_written(text) for text, _ in options}
+        names = {" ".join(normalize(n)).casefold(): n for n in self.roster}
+        joiners = {w.casefold() for j in self.grammar.joiners for w in normalize(j)}
         for i in sorted(range(len(options)), key=lambda i: -weights[i]):
             frame = self.grammar.list_frame(*options[i])
             if frame is None:
                 continue
             before, after = frame
-            names = {" ".join(normalize(n)).casefold(): n for n in self.roster}
-            joiners = {w.casefold() for j in self.grammar.joiners for w in normalize(j)}
             out: dict[str, tuple[str, Parsed]] = {}
             for going_on in self.model.continued(heard, before[:1].upper() + before[1:],
                                                  [*self.roster, *self.grammar.joiners, *normalize(after)],
@@ -673,10 +673,13 @@ class WhisperRecognizer:
                 if edited is None or (self.intents is not None and edited[1].intent not in self.intents):
                     continue
                 # The list as Whisper wrote it ("Amir, Beatrix, Cedric, and Delia" or "Wanda and Yara and Zeke"):
-                # a list is likelier to it so than with the joiner between each two names.
+                # a list is likelier to it so than with the joiner between each two names. A name it wrote otherwise
+                # than the roster spells it ("Mary Ann" for Mary-Ann): the list the grammar's way.
                 first = re.search(rf"\b{re.escape(listed[0])}\b", going_on, re.IGNORECASE)
-                last = list(re.finditer(rf"\b{re.escape(listed[-1])}\b", going_on, re.IGNORECASE))[-1]
-                text = " ".join(part for part in (before, going_on[first.start() : last.end()], after) if part)
+                ends = list(re.finditer(rf"\b{re.escape(listed[-1])}\b", going_on, re.IGNORECASE))
+                text = edited[0]
+                if first is not None and ends and ends[-1].end() > first.start():
+                    text = " ".join(part for part in (before, going_on[first.start() : ends[-1].end()], after) if part)
                 if _written(text) not in seen and not _repeats_a_name(edited[1]):
                     out.setdefault(_written(text), (text, Parsed(edited[1].intent, edited[1].slots, text)))
             return list(out.values())
