@@ -27,7 +27,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ from moderator.audio.endpoint import RATE
 from moderator.errors import ModeratorError
 from moderator.game.actions import names_said
 from moderator.ports import Transcript
-from moderator.speech.grammar import Parsed
+from moderator.speech.grammar import Parsed, list_span
 from moderator.speech.template import Slot, normalize, skeletons
 
 if TYPE_CHECKING:
@@ -664,23 +663,23 @@ class WhisperRecognizer:
             if frame is None:
                 continue
             before, after = frame
+            closing = normalize(after)
             out: dict[str, tuple[str, Parsed]] = {}
             for going_on in self.model.continued(heard, before[:1].upper() + before[1:],
-                                                 [*self.roster, *self.grammar.joiners, *normalize(after)],
+                                                 [*self.roster, *self.grammar.joiners, *closing],
                                                  beams=DECODED_LISTS):
-                listed = _names_written(going_on, names, joiners, {w.casefold() for w in normalize(after)})
+                listed = _names_written(going_on, names, joiners, {w.casefold() for w in closing})
                 edited = self.grammar.relisted(*options[i], listed, self.roster) if listed else None
-                if edited is None or (self.intents is not None and edited[1].intent not in self.intents):
+                if (edited is None or (self.intents is not None and edited[1].intent not in self.intents)
+                        or _repeats_a_name(edited[1])):
                     continue
                 # The list as Whisper wrote it ("Amir, Beatrix, Cedric, and Delia" or "Wanda and Yara and Zeke"):
                 # a list is likelier to it so than with the joiner between each two names. A name it wrote otherwise
                 # than the roster spells it ("Mary Ann" for Mary-Ann): the list the grammar's way.
-                first = re.search(rf"\b{re.escape(listed[0])}\b", going_on, re.IGNORECASE)
-                ends = list(re.finditer(rf"\b{re.escape(listed[-1])}\b", going_on, re.IGNORECASE))
-                text = edited[0]
-                if first is not None and ends and ends[-1].end() > first.start():
-                    text = " ".join(part for part in (before, going_on[first.start() : ends[-1].end()], after) if part)
-                if _written(text) not in seen and not _repeats_a_name(edited[1]):
+                span = list_span(going_on, listed)
+                text = edited[0] if span is None else " ".join(
+                    part for part in (before, going_on[span[0] : span[1]], after) if part)
+                if _written(text) not in seen:
                     out.setdefault(_written(text), (text, Parsed(edited[1].intent, edited[1].slots, text)))
             return list(out.values())
         return []

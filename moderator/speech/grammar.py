@@ -315,7 +315,7 @@ class Grammar:
     def list_frame(self, text: str, parsed: Parsed) -> tuple[str, str] | None:
         """The words of the command ``text`` (``parsed``, its names in roster spelling) before its list of names and
         after it ("we send", "" for "we send Bob and Carol"), or None for a command without a list."""
-        span = _list_span(text, parsed)
+        span = list_span(text, _listed(parsed))
         return None if span is None else (text[: span[0]].strip(), text[span[1] :].strip())
 
     def relisted(self, text: str, parsed: Parsed, names: Sequence[str],
@@ -323,7 +323,7 @@ class Grammar:
         """The command ``text`` (``parsed``) with ``names`` in place of its list, joined by the first joiner, as it
         parses again; None where it does not parse as the same command with those names (more than the list takes)
         or it has no list. A name twice is kept: the engine refuses it."""
-        span = _list_span(text, parsed)
+        span = list_span(text, _listed(parsed))
         if span is None or not names:
             return None
         edited = text[: span[0]] + f" {self.joiners[0]} ".join(names) + text[span[1] :]
@@ -475,14 +475,13 @@ def _listed(parsed: Parsed) -> list[str]:
     return next((v for v in parsed.slots.values() if isinstance(v, list)), [])
 
 
-def _list_span(text: str, parsed: Parsed) -> tuple[int, int] | None:
-    """Where the list of names of the command ``text`` (``parsed``) stands in it: from its first name's first
-    letter to its last name's last; None for a command without a list."""
-    listed = _listed(parsed)
-    if not listed:
+def list_span(text: str, names: Sequence[str]) -> tuple[int, int] | None:
+    """Where the list of ``names`` stands in ``text``: from its first name's first letter to the last name's last
+    (whole words, any case); None where either is not found, or the last stands before the first, or no names."""
+    if not names:
         return None
-    first = re.search(rf"\b{re.escape(listed[0])}\b", text, re.IGNORECASE)
-    ends = list(re.finditer(rf"\b{re.escape(listed[-1])}\b", text, re.IGNORECASE))
+    first = re.search(rf"\b{re.escape(names[0])}\b", text, re.IGNORECASE)
+    ends = list(re.finditer(rf"\b{re.escape(names[-1])}\b", text, re.IGNORECASE))
     if first is None or not ends or ends[-1].end() <= first.start():
         return None
     return first.start(), ends[-1].end()
