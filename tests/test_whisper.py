@@ -875,14 +875,27 @@ def test_the_real_model_weighs_the_command_said_above_its_neighbours(whisper: W.
 
 
 @needs_model
-def test_the_real_model_writes_only_the_words_it_may(whisper: W.WhisperRecognizer, grammar: Any,
-                                                    tmp_path: Path) -> None:
+def test_the_real_model_writes_only_the_words_it_may(whisper: W.WhisperRecognizer, grammar: Any, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     roster = [*ROSTER, "Dave", "Erin"]
     whisper.expect(grammar, roster, ["hostages"])
     whisper.transcribe(said("we send Carol and Erin", tmp_path), 16000)
     heard = whisper._last[1]  # type: ignore[index]
+    decoder = whisper.model.whisper.model
+    suppressed: list[list[int]] = []
+
+    class Recording:  # the decoder, keeping the tokens each search may not write
+        def generate(self, *args: Any, **options: Any) -> Any:
+            suppressed.append(options["suppress_tokens"])
+            return decoder.generate(*args, **options)
+
+    monkeypatch.setattr(whisper.model.whisper, "model", Recording())
     going_on = whisper.model.continued(heard, "We send", [*roster, "and"], beams=W.DECODED_LISTS)
     assert 1 <= len(going_on) <= W.DECODED_LISTS
+    # Nor a timestamp: the tokenizer does not list Whisper's 1,501 (0.00 to 30.00 s), and left free they took part
+    # of each step's probability from the names.
+    timestamp = whisper.model.tokenizer.timestamp_begin
+    assert {timestamp, timestamp + W.TIMESTAMPS - 1} <= set(suppressed[0])
     names = {name.lower(): name for name in roster}
     assert W._names_written(going_on[0], names, {"and"}, set()) == ["Carol", "Erin"]
     allowed = {*names, "and"}

@@ -195,6 +195,9 @@ MAX_TOKENS = 48
 """The most tokens Whisper may write for one utterance: the longest command ("we choose Cedric and Delia and Paul
 and Rosa and Steve as hostages", with a wake word) takes about 20."""
 
+TIMESTAMPS = 1501
+"""Whisper's timestamp tokens, after its text and special ones: 0.00 to 30.00 s in steps of 0.02 s."""
+
 
 LOST_MERGE = "\u0120 t"
 """The byte-pair merge of a space and "t" (``Ġ t``), the first of Whisper's 50,000: Systran's ``tokenizer.json``
@@ -489,7 +492,9 @@ class FasterWhisper:
         given = self.tokenizer.encode(" " + prefix.strip()) if prefix.strip() else []
         allowed = {t for word in words for t in self.tokenizer.encode(" " + word.strip())}
         allowed |= {*self.tokenizer.encode(","), *self.tokenizer.encode("."), self.tokenizer.eot}
-        suppressed = [t for t in range(self.whisper.hf_tokenizer.get_vocab_size()) if t not in allowed]
+        # Every other token: the text's and the special ones (the tokenizer's), and the 1,501 timestamps after them
+        # (0.00 to 30.00 s), which the tokenizer does not list.
+        suppressed = [t for t in range(self.tokenizer.timestamp_begin + TIMESTAMPS) if t not in allowed]
         result = self.whisper.model.generate(
             encoded, [start + given], beam_size=beams, num_hypotheses=beams,
             max_length=len(start) + len(given) + MAX_TOKENS, suppress_blank=False, suppress_tokens=suppressed)[0]
