@@ -34,7 +34,7 @@ for (a command Whisper alone wrote needing the audio's evidence, not the prompt'
 voices, on 2026-11-26 (13 false accepts, 7 of them reveals in the reveal phase's talk). ``--split fresh4`` to
 ``--split fresh12`` (seeds 12 to 20) follow the same way: each set aside unheard for the rules the split before it
 showed the need for, and first heard to check them (fresh4 to fresh10 on 2026-11-27; of fresh11, only the
-hostage phase's minutes, ``--phases hostages``, for a rule that only lists reach; fresh12 not yet).
+hostage phase's minutes, ``--phases hostages``, for a rule that only lists reach; fresh12 whole on 2026-11-28).
 
 The wake word: every ``--wake-every``-th minute is heard a second time with the wake word on ("moderator ...").
 The rate per hour is given with its one-sided 95% Poisson upper bound; with no false accept in H hours the bound
