@@ -209,11 +209,12 @@ def recognizers(models: dict[str, Path | None]) -> dict[str, Any]:
 
 def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[Cond], beds: dict[str, np.ndarray],
              *, seed: int = SEED, log: Callable[[str], None] = print,
-             sink: Path | None = None) -> list[dict[str, Any]]:
+             sink: Path | None = None, recs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One row per model, item and condition: outcome (right / wrong / missed), what was heard, CPU seconds
-    (each row also appended to ``sink`` as a JSON line as soon as it is measured)."""
+    (each row also appended to ``sink`` as a JSON line as soon as it is measured); ``recs``, recognizers by name,
+    in place of ``models``' (``benchmarks.replay``)."""
     grammar = basic_grammar()
-    recs = recognizers(models)
+    recs = recs if recs is not None else recognizers(models)
     rows = []
     started = time.perf_counter()
     for i, item in enumerate(items):

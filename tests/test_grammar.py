@@ -437,6 +437,24 @@ def test_a_command_s_list_has_its_frame_and_takes_other_names_in_its_place() -> 
     assert grammar().relisted("pause", grammar().parse("pause", roster), ["Wanda"], roster) is None
 
 
+def test_a_command_that_names_one_player_has_the_name_s_frame_and_takes_one_other_name() -> None:
+    roster = ["Vincent", "Wanda", "Yara", "Zeke", "Amir"]
+    text = "we appoint Wanda as leader"
+    parsed = grammar().parse(text, roster)
+    assert grammar().list_frame(text, parsed) == ("we appoint", "as leader")
+    edited, again = grammar().relisted(text, parsed, ["Zeke"], roster)
+    assert edited == "we appoint Zeke as leader" and again.slots == {**parsed.slots, "player": "Zeke"}
+    assert grammar().relisted(text, parsed, ["Zeke", "Amir"], roster) is None, "one name, not a list"
+    votes = grammar().parse("27 votes for Yara", roster)
+    assert grammar().list_frame("27 votes for Yara", votes) == ("27 votes for", "")
+    reveal = grammar().parse("Amir is the bomber", roster)
+    assert grammar().list_frame("Amir is the bomber", reveal) == ("", "is the bomber")
+    # Two names that are no list ("Wanda appoints Yara as leader"): neither is decoded alone.
+    two = "Wanda appoints Yara as leader"
+    assert grammar().list_frame(two, grammar().parse(two, roster)) is None
+    assert grammar().relisted(two, grammar().parse(two, roster), ["Zeke"], roster) is None
+
+
 def test_names_are_merged_in_the_order_both_lists_give() -> None:
     assert _merged(("Paul", "Rosa", "Vincent"), ("Rosa", "Ursula", "Vincent")) == ("Paul", "Rosa", "Ursula", "Vincent")
     assert _merged(("Alice", "Bob"), ("Bob", "Alice")) == ("Bob", "Alice"), "each name once"

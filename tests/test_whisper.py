@@ -669,9 +669,37 @@ def test_a_name_written_otherwise_than_the_roster_spells_it_gives_the_list_the_g
     assert "Hostages Mary-Ann and Bob." in both.second.model.weighed  # type: ignore[attr-defined]
 
 
-def test_without_a_list_among_what_was_weighed_whisper_writes_no_list(grammar: Any) -> None:
+def test_without_a_list_among_what_was_weighed_whisper_writes_one_name_not_a_list(grammar: Any) -> None:
+    # "Pass the crisps.": the nearest commands are "pause" and reveals that name one player ("Alice is the red
+    # spy"). Whisper may write a name there, and nothing else: two names are none.
     both = checked("", "Pass the crisps.", 0.6, grammar, likely={"Pause.": -2.5}, first_guess="pause",
-                   continues={"": [" Alice and Bob."]})
+                   continues={"": [" Alice and Bob.", " Alice, Bob."]})
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+    model = both.second.model  # type: ignore[attr-defined]
+    ((prefix, words, beams),) = model.continued_with
+    assert prefix == "" and beams == W.DECODED_LISTS and set(words) == set(ROSTER), "the room's names alone"
+    assert not any("Alice" in sentence and "Bob" in sentence for sentence in model.weighed), "one name, not two"
+
+
+def test_the_one_name_whisper_writes_where_it_may_write_only_names_is_weighed(grammar: Any) -> None:
+    # Babble: "we appoint Zeke as leader" written "We appoint Bop as leader.", whose nearest commands name Bob and
+    # the names like it. Made to write a name after "We appoint", Whisper writes Zeke, and the audio has him.
+    roster = ["Alice", "Bob", "Bea", "Rob", "Carol", "Dave", "Erin", "Frank", "Grace", "Zeke"]
+    both = checked("", "We appoint Bop as leader.", 0.6, grammar, continues={"We appoint": [" Zeke as leader."]},
+                   likely={"We appoint Zeke as leader.": -0.4})
+    both.expect(grammar, roster)
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "we appoint zeke as leader" and both.weighed
+    model = both.second.model  # type: ignore[attr-defined]
+    assert not any("Zeke" in sentence for sentence in model.weighed[: W.WEIGHED]), "not among the nearest"
+    ((prefix, words, _),) = model.continued_with
+    assert prefix == "We appoint" and set(words) == set(roster), "names alone: no joiner, nor the words after it"
+
+
+def test_with_one_name_decoded_off_whisper_writes_no_name(grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "DECODED_NAME", False)
+    both = checked("", "Pass the crisps.", 0.6, grammar, likely={"Pause.": -2.5}, first_guess="pause",
+                   continues={"": [" Alice is the red spy."]})
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
     assert both.second.model.continued_with == []  # type: ignore[attr-defined]
 
@@ -900,6 +928,18 @@ def test_the_real_model_writes_only_the_words_it_may(whisper: W.WhisperRecognize
     assert W._names_written(going_on[0], names, {"and"}, set()) == ["Carol", "Erin"]
     allowed = {*names, "and"}
     assert all(set(normalize(line.lower())) <= allowed for line in going_on), going_on
+
+
+@needs_model
+def test_the_real_model_writes_one_name_where_a_command_begins_with_it(whisper: W.WhisperRecognizer, grammar: Any,
+                                                                       tmp_path: Path) -> None:
+    # "{player} accepts": no words before the name, and only the room's names to write.
+    roster = [*ROSTER, "Dave", "Erin"]
+    whisper.expect(grammar, roster, ["accept"])
+    whisper.transcribe(said("Erin accepts", tmp_path), 16000)
+    going_on = whisper.model.continued(whisper._last[1], "", roster, beams=W.DECODED_LISTS)  # type: ignore[index]
+    names = {name.lower(): name for name in roster}
+    assert W._names_written(going_on[0], names, set(), set()) == ["Erin"], going_on
 
 
 @needs_model

@@ -41,7 +41,7 @@ from moderator.audio.endpoint import RATE
 from moderator.errors import ModeratorError
 from moderator.game.actions import names_said
 from moderator.ports import Transcript
-from moderator.speech.grammar import Parsed, list_span
+from moderator.speech.grammar import Parsed, list_span, names_slot
 from moderator.speech.template import Slot, normalize, skeletons
 
 if TYPE_CHECKING:
@@ -166,6 +166,11 @@ weighing gave were a hint or among its 3 nearest commands."""
 DECODED_LISTS = 4
 """How many lists Whisper writes for the weighing when it may write only names (``WhisperRecognizer._decoded_lists``):
 the beams of one restricted decode, each list then weighed as a command (a pass of the decoder each)."""
+
+DECODED_NAME = True
+"""Whether Whisper writes the one name of a command that names one player ("we appoint Grace as leader", "27 votes
+for Ingrid") as it writes lists, where none of the commands weighed has a list
+(``WhisperRecognizer._decoded_lists``)."""
 
 WEIGH_LEAST = -2.0
 WEIGH_EVIDENCE = 2.0
@@ -657,22 +662,29 @@ class WhisperRecognizer:
         the options: the list it holds is built of the names written, and in babble Whisper writes a name it cannot
         make out as other words ("We send Vincent onto ERC, Kendamir." for "... Vincent, Wanda, Yara, Zeke and
         Amir"), which it does not write when it must write a name. A list with a word of no name in it, or a name
-        twice, is none."""
+        twice, is none. Where no option has a list, the same for the likeliest that names one player
+        (``DECODED_NAME``; ``Grammar.list_frame``): one name written, no joiner allowed."""
         if not DECODED_LISTS:
             return []
         seen = {_written(text) for text, _ in options}
         names = {" ".join(normalize(n)).casefold(): n for n in self.roster}
         joiners = {w.casefold() for j in self.grammar.joiners for w in normalize(j)}
-        for i in sorted(range(len(options)), key=lambda i: -weights[i]):
+        # The likeliest command with a list first; where none has one, the likeliest that names one player.
+        slots = [names_slot(parsed) for _, parsed in options]
+        listing = [isinstance(options[i][1].slots.get(slot), list) for i, slot in enumerate(slots)]
+        ranked = sorted((i for i, slot in enumerate(slots) if slot is not None and (listing[i] or DECODED_NAME)),
+                        key=lambda i: (not listing[i], -weights[i]))
+        for i in ranked:
             frame = self.grammar.list_frame(*options[i])
             if frame is None:
                 continue
             before, after = frame
             closing = normalize(after)
+            # One name: the names alone, as the command's words after it would let Whisper write no name at all
+            # ("We appoint the leader.").
+            words = [*self.roster, *self.grammar.joiners, *closing] if listing[i] else self.roster
             out: dict[str, tuple[str, Parsed]] = {}
-            for going_on in self.model.continued(heard, before[:1].upper() + before[1:],
-                                                 [*self.roster, *self.grammar.joiners, *closing],
-                                                 beams=DECODED_LISTS):
+            for going_on in self.model.continued(heard, before[:1].upper() + before[1:], words, beams=DECODED_LISTS):
                 listed = _names_written(going_on, names, joiners, {w.casefold() for w in closing})
                 edited = self.grammar.relisted(*options[i], listed, self.roster) if listed else None
                 if (edited is None or (self.intents is not None and edited[1].intent not in self.intents)

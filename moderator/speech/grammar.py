@@ -314,21 +314,26 @@ class Grammar:
 
     def list_frame(self, text: str, parsed: Parsed) -> tuple[str, str] | None:
         """The words of the command ``text`` (``parsed``, its names in roster spelling) before its list of names and
-        after it ("we send", "" for "we send Bob and Carol"), or None for a command without a list."""
+        after it ("we send", "" for "we send Bob and Carol"), or before and after the one name of a command that
+        names one player ("we appoint", "as leader" for "we appoint Bob as leader"; ``names_slot``); None for a
+        command with neither."""
         span = list_span(text, _listed(parsed))
         return None if span is None else (text[: span[0]].strip(), text[span[1] :].strip())
 
     def relisted(self, text: str, parsed: Parsed, names: Sequence[str],
                  roster: Sequence[str]) -> tuple[str, Parsed] | None:
-        """The command ``text`` (``parsed``) with ``names`` in place of its list, joined by the first joiner, as it
-        parses again; None where it does not parse as the same command with those names (more than the list takes)
-        or it has no list. A name twice is kept: the engine refuses it."""
+        """The command ``text`` (``parsed``) with ``names`` in place of its list, joined by the first joiner, or one
+        name in place of its one name (``names_slot``), as it parses again; None where it does not parse as the same
+        command with those names (more than the list takes, more than one for one name) or it has neither. A name
+        twice is kept: the engine refuses it."""
+        slot = names_slot(parsed)
         span = list_span(text, _listed(parsed))
-        if span is None or not names:
+        if slot is None or span is None or not names or (not isinstance(parsed.slots[slot], list) and len(names) > 1):
             return None
         edited = text[: span[0]] + f" {self.joiners[0]} ".join(names) + text[span[1] :]
         again = self.parse(edited, roster)
-        if isinstance(again, Parsed) and again.intent == parsed.intent and list(names) in again.slots.values():
+        wanted = list(names) if isinstance(parsed.slots[slot], list) else names[0]
+        if isinstance(again, Parsed) and again.intent == parsed.intent and again.slots.get(slot) == wanted:
             return edited, Parsed(again.intent, again.slots, edited)
         return None
 
@@ -470,9 +475,24 @@ def _names_in(line: str, roster: Sequence[str], joiners: Collection[str] = ()) -
     return found
 
 
+NAME_SLOTS = ("by", "leader", "player")
+"""The slots that hold one player's name: ``{player}``, ``{by:player}``, ``{leader:player}``."""
+
+
+def names_slot(parsed: Parsed) -> str | None:
+    """The slot of ``parsed`` that holds its list of names (``players``), else its one name where it names one player
+    (one of ``NAME_SLOTS``); None for a command with neither, or with two names that are no list ("Bob appoints
+    Alice as leader")."""
+    listed = [key for key, value in parsed.slots.items() if isinstance(value, list)]
+    single = [key for key in NAME_SLOTS if key in parsed.slots]
+    return listed[0] if listed else single[0] if len(single) == 1 else None
+
+
 def _listed(parsed: Parsed) -> list[str]:
-    """The list of names ``parsed`` holds (its ``players`` slot), or an empty list."""
-    return next((v for v in parsed.slots.values() if isinstance(v, list)), [])
+    """The names of ``parsed``'s ``names_slot``, or an empty list."""
+    slot = names_slot(parsed)
+    value = parsed.slots[slot] if slot is not None else []
+    return list(value) if isinstance(value, list) else [value]
 
 
 def list_span(text: str, names: Sequence[str]) -> tuple[int, int] | None:

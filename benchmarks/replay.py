@@ -1,0 +1,171 @@
+"""Whisper's side of the adaptation benchmark, decided again on pocketsphinx's recorded transcripts (issue 10).
+
+Run:  nice -n 5 .venv/bin/python -m benchmarks.replay record FILE.json [--split dev|test] [--commands N]
+          [--groups G ...] [--conds LABEL ...]
+      nice -n 5 .venv/bin/python -m benchmarks.replay replay FILE.json [--set NAME=VALUE ...] [--rows OUT.jsonl]
+
+``record`` runs ``benchmarks.adaptation``'s commands through ``auto+whisper`` (pocketsphinx auto, Whisper's second
+opinion: ``moderator.adapters.asr_whisper.SecondOpinion``) and keeps, for every utterance the endpointer closes,
+pocketsphinx's transcript, by the utterance's audio and what was expected, with each command's outcome. ``replay``
+says and mixes the same commands again (the voices' audio is cached on disk), endpoints them, and gives the second
+opinion the recorded transcripts in place of pocketsphinx: a change on Whisper's side (its weighing, its checks) is
+measured for Whisper's time alone, about a third of the run. ``--set NAME=VALUE`` sets a constant of
+``moderator.adapters.asr_whisper`` first (``--set DECODED_LISTS=8``). It prints the right (wrong) counts per
+condition, the recorded ones beside them, and every command whose outcome changed; on the recorded code the two
+agree, which is the check that a replay is the run it stands for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks import adaptation as A
+from benchmarks import voices as V
+from moderator.ports import Transcript
+
+
+class Recorded:
+    """pocketsphinx's side of ``SecondOpinion``: the real recognizer, whose transcripts go into ``book`` (``first``
+    given), or the transcripts of ``book`` alone (``first`` None)."""
+
+    name = "auto"
+
+    def __init__(self, first: Any, book: dict[str, list[Any]]) -> None:
+        self.first, self.book = first, book
+        self._expected = ""
+
+    @property
+    def chosen(self) -> str:
+        return getattr(self.first, "chosen", self.name) if self.first is not None else self.name
+
+    def expect(self, grammar: Any, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
+        if self.first is not None:
+            self.first.expect(grammar, roster, intents)
+        self._expected = json.dumps([list(roster), None if intents is None else list(intents)])
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        data = np.ascontiguousarray(samples, np.float32)
+        key = hashlib.blake2b(f"{self._expected}|{rate}|".encode() + data.tobytes(), digest_size=16).hexdigest()
+        if self.first is None:
+            if key not in self.book:
+                raise SystemExit("an utterance that is not in the recording: the voices, noises or endpointer "
+                                 "have changed since it was made; record it again")
+            text, confidence, guess = self.book[key]
+            return Transcript(text, confidence, guess=guess)
+        heard = self.first.recognize(samples, rate)
+        self.book[key] = [heard.text, heard.confidence, heard.guess]
+        return heard
+
+    def fork(self) -> Recorded:
+        return Recorded(None if self.first is None else self.first.fork(), self.book)
+
+    def close(self) -> None:
+        if self.first is not None:
+            self.first.close()
+
+
+def _items(split: str, commands: int | None, groups: Sequence[str] | None) -> tuple[list[A.Item], dict, int]:
+    grammar = A.basic_grammar()
+    if split == "dev":
+        wanted = list(groups or A.DEV_GROUPS[:2])
+        items = [it for it in A.dev_items(grammar, per_template=2, by_family=True,
+                                          recorded="dev: MBROLA" in wanted, limit=commands) if it.group in wanted]
+        return items, A.dev_beds(), V.DEV_SEED
+    wanted = list(groups or V.GROUPS)
+    if "unseen: kokoro" in wanted and not V.kokoro_available():
+        raise SystemExit(f"kokoro is not available at {V.KOKORO_PYTHON}: KOKORO=1 bash scripts/build_party_model.sh "
+                         "--help sets it up, or leave its group out with --groups")
+    items = A.test_items(grammar, groups=wanted, first=commands)
+    return items, {"babble": A.babble(60.0, seed=A.SEED), "music": V.music(60.0, seed=A.TEST_MUSIC_SEED)}, A.SEED
+
+
+def _conds(split: str, labels: Sequence[str] | None) -> tuple[A.Cond, ...]:
+    every = A.DEV_CONDS if split == "dev" else A.TEST_CONDS
+    labels = labels or ("clean + hiss", "babble 12 dB", "babble 6 dB")
+    unknown = set(labels) - {c.label for c in every}
+    if unknown:
+        raise SystemExit(f"no condition {sorted(unknown)}: the conditions are {[c.label for c in every]}")
+    return tuple(c for c in every if c.label in labels)
+
+
+def _run(first: Any, book: dict[str, list[Any]], split: str, commands: int | None, groups: Sequence[str] | None,
+         labels: Sequence[str], sink: Path | None = None) -> list[dict[str, Any]]:
+    from moderator.adapters.asr_whisper import SecondOpinion, WhisperRecognizer
+
+    items, beds, seed = _items(split, commands, groups)
+    recs = {"agree": SecondOpinion(Recorded(first, book), WhisperRecognizer())}
+    log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)  # noqa: E731
+    log(f"{len(items)} commands x {len(labels)} conditions")
+    return A.evaluate({}, items, _conds(split, labels), beds, seed=seed, log=log, sink=sink, recs=recs)
+
+
+def _counts(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
+    out: dict[str, tuple[int, int, int]] = {}
+    for row in rows:
+        right, wrong, n = out.get(row["cond"], (0, 0, 0))
+        out[row["cond"]] = (right + (row["outcome"] == "right"), wrong + (row["outcome"] == "wrong"), n + 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.replay", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    rec = sub.add_parser("record", help="run auto+whisper and keep pocketsphinx's transcripts")
+    rec.add_argument("file", type=Path)
+    rec.add_argument("--split", choices=("test", "dev"), default="test")
+    rec.add_argument("--commands", type=int, default=None,
+                     help="the first N commands of the seeded order (test: 30 is the README's run)")
+    rec.add_argument("--groups", nargs="*", default=None,
+                     help="voice groups (dev default: its flite and espeak-ng groups)")
+    rec.add_argument("--conds", nargs="*", default=None, metavar="LABEL",
+                     help="default: clean + hiss, babble 12 dB, babble 6 dB")
+    rep = sub.add_parser("replay", help="decide Whisper's side again on the recorded transcripts")
+    rep.add_argument("file", type=Path)
+    rep.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE",
+                     help="a constant of moderator.adapters.asr_whisper, set first (a Python literal)")
+    rep.add_argument("--rows", type=Path, default=None, help="write the replayed rows here (JSON lines)")
+    args = parser.parse_args(argv)
+    if args.what == "record":
+        book: dict[str, list[Any]] = {}
+        from moderator.listening import pocketsphinx_recognizer
+
+        labels = [c.label for c in _conds(args.split, args.conds)]
+        rows = _run(pocketsphinx_recognizer(A.AUTO), book, args.split, args.commands, args.groups, labels)
+        args.file.write_text(json.dumps({"split": args.split, "commands": args.commands, "groups": args.groups,
+                                         "conds": labels, "rows": rows, "book": book}))
+        for cond, (right, wrong, n) in _counts(rows).items():
+            print(f"{cond}: {right} ({wrong}) of {n}")
+        return 0
+    from moderator.adapters import asr_whisper
+
+    for setting in args.set:
+        name, _, value = setting.partition("=")
+        if not hasattr(asr_whisper, name):
+            parser.error(f"moderator.adapters.asr_whisper has no {name}")
+        setattr(asr_whisper, name, ast.literal_eval(value))
+    recording = json.loads(args.file.read_text())
+    rows = _run(None, recording["book"], recording["split"], recording["commands"], recording["groups"],
+                recording["conds"], args.rows)
+    before, after = _counts(recording["rows"]), _counts(rows)
+    for cond, (right, wrong, n) in after.items():
+        was = before.get(cond, (0, 0, 0))
+        print(f"{cond}: {right} ({wrong}) of {n}, recorded {was[0]} ({was[1]})")
+    for old, new in zip(recording["rows"], rows, strict=True):
+        if old["outcome"] != new["outcome"] or old["heard"] != new["heard"]:
+            print(f"  {new['cond']} | {new['voice']} | {new['text']!r}: {old['outcome']} {old['heard']!r} -> "
+                  f"{new['outcome']} {new['heard']!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
