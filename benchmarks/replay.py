@@ -74,19 +74,23 @@ class Recorded:
             self.first.close()
 
 
-def _items(split: str, commands: int | None, groups: Sequence[str] | None) -> tuple[list[A.Item], dict, int]:
+def _items(split: str, commands: int | None, groups: Sequence[str] | None,
+           beds: bool = True) -> tuple[list[A.Item], dict, int]:
+    """The commands of the split (as ``benchmarks.adaptation`` deals them), its noise beds (none without ``beds``:
+    only clean and room conditions) and its seed."""
     grammar = A.basic_grammar()
     if split == "dev":
         wanted = list(groups or A.DEV_GROUPS[:2])
         items = [it for it in A.dev_items(grammar, per_template=2, by_family=True,
                                           recorded="dev: MBROLA" in wanted, limit=commands) if it.group in wanted]
-        return items, A.dev_beds(), V.DEV_SEED
+        return items, A.dev_beds() if beds else {}, V.DEV_SEED
     wanted = list(groups or V.GROUPS)
     if "unseen: kokoro" in wanted and not V.kokoro_available():
         raise SystemExit(f"kokoro is not available at {V.KOKORO_PYTHON}: KOKORO=1 bash scripts/build_party_model.sh "
                          "--help sets it up, or leave its group out with --groups")
     items = A.test_items(grammar, groups=wanted, first=commands)
-    return items, {"babble": A.babble(60.0, seed=A.SEED), "music": V.music(60.0, seed=A.TEST_MUSIC_SEED)}, A.SEED
+    noises = {"babble": A.babble(60.0, seed=A.SEED), "music": V.music(60.0, seed=A.TEST_MUSIC_SEED)} if beds else {}
+    return items, noises, A.SEED
 
 
 def _conds(split: str, labels: Sequence[str] | None) -> tuple[A.Cond, ...]:
@@ -102,11 +106,12 @@ def _run(first: Any, book: dict[str, list[Any]], split: str, commands: int | Non
          labels: Sequence[str], sink: Path | None = None) -> list[dict[str, Any]]:
     from moderator.adapters.asr_whisper import SecondOpinion, WhisperRecognizer
 
-    items, beds, seed = _items(split, commands, groups)
+    conds = _conds(split, labels)
+    items, beds, seed = _items(split, commands, groups, any(c.kind in ("babble", "music") for c in conds))
     recs = {"agree": SecondOpinion(Recorded(first, book), WhisperRecognizer())}
     log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)  # noqa: E731
     log(f"{len(items)} commands x {len(labels)} conditions")
-    return A.evaluate({}, items, _conds(split, labels), beds, seed=seed, log=log, sink=sink, recs=recs)
+    return A.evaluate({}, items, conds, beds, seed=seed, log=log, sink=sink, recs=recs)
 
 
 def _counts(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
