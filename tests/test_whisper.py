@@ -696,6 +696,16 @@ def test_the_one_name_whisper_writes_where_it_may_write_only_names_is_weighed(gr
     assert prefix == "We appoint" and set(words) == set(roster), "names alone: no joiner, nor the words after it"
 
 
+def test_a_list_among_what_was_weighed_takes_the_decode_from_a_likelier_command_of_one_name(grammar: Any) -> None:
+    # Last session's prototype let "Bob accepts" (likelier) take the decode from the hostage list, and lost a list.
+    both = checked("", "Bob accept it.", 0.6, grammar, first_guess="hostages bob and carol",
+                   likely={"Bob accepts.": -2.5, "Hostages bob and carol.": -3.0})
+    both.recognize(np.zeros(16000, np.float32), 16000)
+    model = both.second.model  # type: ignore[attr-defined]
+    assert "Bob accepts." in model.weighed, "the command of one name was weighed"
+    assert [prefix for prefix, _, _ in model.continued_with] == ["Hostages"], "one decode: the list's"
+
+
 def test_with_one_name_decoded_off_whisper_writes_no_name(grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(W, "DECODED_NAME", False)
     both = checked("", "Pass the crisps.", 0.6, grammar, likely={"Pause.": -2.5}, first_guess="pause",
