@@ -17,6 +17,7 @@ from moderator.game.catalogue import outside_rooms
 from moderator.game.events import Event
 from moderator.game.round_clock import RoundClock
 from moderator.game.state import GameState, RoomState, other
+from moderator.speech.grammar import NAME_SLOTS
 
 Apply = Callable[[], None]
 Slots = dict[str, Any]
@@ -275,7 +276,7 @@ def query(eng: Game, slots: Slots, room: str | None, intent: str) -> Apply:
 
 def names_said(slots: Slots) -> list[str]:
     """The players a command names, in the order its slots name them ("Bob appoints Alice": Bob, Alice)."""
-    return [slots[key] for key in ("by", "leader", "player") if key in slots] + list(slots.get("players", ()))
+    return [slots[key] for key in NAME_SLOTS if key in slots] + list(slots.get("players", ()))
 
 
 def room_of_command(eng: Game, intent: str, slots: Slots, mic_room: str | None) -> str | None:
