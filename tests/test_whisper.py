@@ -669,7 +669,9 @@ def test_a_name_written_otherwise_than_the_roster_spells_it_gives_the_list_the_g
     assert "Hostages Mary-Ann and Bob." in both.second.model.weighed  # type: ignore[attr-defined]
 
 
-def test_without_a_list_among_what_was_weighed_whisper_writes_one_name_not_a_list(grammar: Any) -> None:
+def test_without_a_list_among_what_was_weighed_whisper_writes_one_name_not_a_list(
+        grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "DECODED_NAME", True)
     # "Pass the crisps.": the nearest commands are "pause" and reveals that name one player ("Alice is the red
     # spy"). Whisper may write a name there, and nothing else: two names are none.
     both = checked("", "Pass the crisps.", 0.6, grammar, likely={"Pause.": -2.5}, first_guess="pause",
@@ -681,7 +683,9 @@ def test_without_a_list_among_what_was_weighed_whisper_writes_one_name_not_a_lis
     assert not any("Alice" in sentence and "Bob" in sentence for sentence in model.weighed), "one name, not two"
 
 
-def test_the_one_name_whisper_writes_where_it_may_write_only_names_is_weighed(grammar: Any) -> None:
+def test_the_one_name_whisper_writes_where_it_may_write_only_names_is_weighed(
+        grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "DECODED_NAME", True)
     # Babble: "we appoint Zeke as leader" written "We appoint Bop as leader.", whose nearest commands name Bob and
     # the names like it. Made to write a name after "We appoint", Whisper writes Zeke, and the audio has him.
     roster = ["Alice", "Bob", "Bea", "Rob", "Carol", "Dave", "Erin", "Frank", "Grace", "Zeke"]
@@ -696,7 +700,9 @@ def test_the_one_name_whisper_writes_where_it_may_write_only_names_is_weighed(gr
     assert prefix == "We appoint" and set(words) == set(roster), "names alone: no joiner, nor the words after it"
 
 
-def test_a_list_among_what_was_weighed_takes_the_decode_from_a_likelier_command_of_one_name(grammar: Any) -> None:
+def test_a_list_among_what_was_weighed_takes_the_decode_from_a_likelier_command_of_one_name(
+        grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "DECODED_NAME", True)
     # Last session's prototype let "Bob accepts" (likelier) take the decode from the hostage list, and lost a list.
     both = checked("", "Bob accept it.", 0.6, grammar, first_guess="hostages bob and carol",
                    likely={"Bob accepts.": -2.5, "Hostages bob and carol.": -3.0})

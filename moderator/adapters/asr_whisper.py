@@ -167,10 +167,14 @@ DECODED_LISTS = 4
 """How many lists Whisper writes for the weighing when it may write only names (``WhisperRecognizer._decoded_lists``):
 the beams of one restricted decode, each list then weighed as a command (a pass of the decoder each)."""
 
-DECODED_NAME = True
+DECODED_NAME = False
 """Whether Whisper writes the one name of a command that names one player ("we appoint Grace as leader", "27 votes
 for Ingrid") as it writes lists, where none of the commands weighed has a list
-(``WhisperRecognizer._decoded_lists``)."""
+(``WhisperRecognizer._decoded_lists``). Off: on 2026-11-28 it gained one dev command at 12 dB and one test command
+at 6 dB, lost none, and added no false accept over the fresh13 hours, but whole games in 18 dB babble went from 8 to
+7 of 8 decided as typed (the 13-player game said by flite slt lost its result; with it off, 8 of 8 on the same
+machine). ``python -m benchmarks.replay replay FILE --set DECODED_NAME=True`` measures it
+(docs/benchmarks/changes.md)."""
 
 WEIGH_LEAST = -2.0
 WEIGH_EVIDENCE = 2.0
