@@ -258,6 +258,10 @@ def dev_beds() -> dict[str, np.ndarray]:
             "music": V.music(60.0, seed=DEV_MUSIC_SEED)}
 
 
+def test_beds() -> dict[str, np.ndarray]:
+    return {"babble": babble(60.0, seed=SEED), "music": V.music(60.0, seed=TEST_MUSIC_SEED)}
+
+
 def dev_choice(models: dict[float, Path], *, per_template: int = 2, limit: int | None = None,
                log: Callable[[str], None] = print, weights: dict[str, float] | None = None,
                rows_file: Path | None = None, original_cache: Path | None = None,
@@ -608,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         items = test_items(basic_grammar(), per_template=args.per_template or 1, groups=groups, every=args.every,
                            first=args.commands)
-        beds = {"babble": babble(60.0, seed=SEED), "music": V.music(60.0, seed=TEST_MUSIC_SEED)}
+        beds = test_beds()
     if args.report_only and args.rows:
         rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
         rows = [r for r in rows if r["model"] in models and r["cond"] in {c.label for c in conds}]

@@ -89,8 +89,7 @@ def _items(split: str, commands: int | None, groups: Sequence[str] | None,
         raise SystemExit(f"kokoro is not available at {V.KOKORO_PYTHON}: KOKORO=1 bash scripts/build_party_model.sh "
                          "--help sets it up, or leave its group out with --groups")
     items = A.test_items(grammar, groups=wanted, first=commands)
-    noises = {"babble": A.babble(60.0, seed=A.SEED), "music": V.music(60.0, seed=A.TEST_MUSIC_SEED)} if beds else {}
-    return items, noises, A.SEED
+    return items, A.test_beds() if beds else {}, A.SEED
 
 
 def _conds(split: str, labels: Sequence[str] | None) -> tuple[A.Cond, ...]:

@@ -328,11 +328,14 @@ class Grammar:
         twice is kept: the engine refuses it."""
         slot = names_slot(parsed)
         span = list_span(text, _listed(parsed))
-        if slot is None or span is None or not names or (not isinstance(parsed.slots[slot], list) and len(names) > 1):
+        if slot is None or span is None or not names:
+            return None
+        listing = isinstance(parsed.slots[slot], list)
+        if not listing and len(names) > 1:
             return None
         edited = text[: span[0]] + f" {self.joiners[0]} ".join(names) + text[span[1] :]
         again = self.parse(edited, roster)
-        wanted = list(names) if isinstance(parsed.slots[slot], list) else names[0]
+        wanted = list(names) if listing else names[0]
         if isinstance(again, Parsed) and again.intent == parsed.intent and again.slots.get(slot) == wanted:
             return edited, Parsed(again.intent, again.slots, edited)
         return None
