@@ -700,6 +700,49 @@ def test_the_one_name_whisper_writes_where_it_may_write_only_names_is_weighed(
     assert prefix == "We appoint" and set(words) == set(roster), "names alone: no joiner, nor the words after it"
 
 
+def test_one_name_is_decoded_only_where_the_commands_weighed_give_none(
+        grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "DECODED_NAME", True)
+    # A 13-player game lost its result when a likelier name written, failing the bars, stood in the way of the
+    # command said. The command weighed counts: no name is decoded.
+    roster = ["Alice", "Bob", "Carol", "Zeke"]
+    writes = {"We appoint": [" Zeke as leader."]}
+    both = checked("", "We appoint Bop as leader.", 0.6, grammar, first_guess="we appoint bob as leader",
+                   continues=writes, likely={"We appoint Bob as leader.": -0.4, "We appoint Zeke as leader.": -0.2})
+    both.expect(grammar, roster)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "we appoint bob as leader"
+    assert both.second.model.continued_with == []  # type: ignore[attr-defined]
+    # Where the command weighed fails the bars (here far behind Whisper's own words), the name is decoded.
+    both = checked("", "We appoint Bop as leader.", 0.6, grammar, first_guess="we appoint bob as leader",
+                   continues=writes, likely={"We appoint Bob as leader.": -3.5, "We appoint Zeke as leader.": -0.2})
+    both.expect(grammar, roster)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "we appoint zeke as leader"
+    assert [prefix for prefix, _, _ in both.second.model.continued_with] == ["We appoint"]  # type: ignore[attr-defined]
+
+
+def test_a_name_written_where_only_a_name_may_be_counts_only_where_the_audio_has_it(
+        grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "DECODED_NAME", True)
+    # The 13-player game said by flite slt: "the president is Alice" in babble, written "The president is an L.".
+    # Made to write a name, Whisper wrote Erin and Alice, each far from likely against the audio (-4.7, -4.8).
+    roster = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy", "Ken", "Liam", "Mia"]
+    likely = {"The president is Erin.": -1.1, "The president is Alice.": -1.2}
+    writes = {"The president is": [" Erin.", " Alice."]}
+    words = {"The president is Erin.": [(-0.6, -2.3), (-0.1, -0.9), (-0.1, -2.8), (-4.7, -8.9)],
+             "The president is Alice.": [(-0.6, -2.3), (-0.1, -0.9), (-0.1, -2.8), (-4.8, -9.6)]}
+    both = checked("", "The president is an L.", 0.37, grammar, first_guess="how much time is left", continues=writes,
+                   likely={**likely, "The president is Ivan.": -2.5}, words=words)
+    both.expect(grammar, roster)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
+    assert [prefix for prefix, _, _ in both.second.model.continued_with] == ["The president is"]  # type: ignore[attr-defined]
+    # The same with Erin at -1.7, as the names the decode gave right were (-1.7 and -2.1).
+    words["The president is Erin."][-1] = (-1.7, -8.9)
+    both = checked("", "The president is an L.", 0.37, grammar, first_guess="how much time is left", continues=writes,
+                   likely={**likely, "The president is Ivan.": -2.5}, words=words)
+    both.expect(grammar, roster)
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "the president is erin"
+
+
 def test_a_list_among_what_was_weighed_takes_the_decode_from_a_likelier_command_of_one_name(
         grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(W, "DECODED_NAME", True)
