@@ -253,6 +253,19 @@ def table(rows: list[dict[str, Any]], key: str = "group") -> dict[tuple[str, str
 # -- the dev set: choosing tau ------------------------------------------------------------------------------------
 
 
+def split_items(dev: bool, groups: Sequence[str], *, per_template: int | None = None, every: int = 1,
+                commands: int | None = None, beds: bool = True) -> tuple[list[Item], dict[str, np.ndarray], int]:
+    """The split's commands for these voice groups, as this benchmark deals them (the dev split's by family), its
+    noise beds (none without ``beds``: for clean and room conditions alone) and its seed. ``benchmarks.replay`` deals
+    the same."""
+    if dev:
+        items = [it for it in dev_items(basic_grammar(), per_template=per_template or 2, by_family=True,
+                                        recorded="dev: MBROLA" in groups, limit=commands) if it.group in groups]
+        return items, dev_beds() if beds else {}, V.DEV_SEED
+    items = test_items(basic_grammar(), per_template=per_template or 1, groups=groups, every=every, first=commands)
+    return items, test_beds() if beds else {}, SEED
+
+
 def dev_beds() -> dict[str, np.ndarray]:
     return {"babble": V.babble_bed(60.0, V.DEV_BABBLE_VOICES, V.DEV_CHATTER, talkers=8, seed=DEV_BABBLE_SEED),
             "music": V.music(60.0, seed=DEV_MUSIC_SEED)}
@@ -604,15 +617,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"no condition {sorted(unknown)}: the conditions are {[c.label for c in all_conds]}")
         conds = tuple(c for c in all_conds if c.label in args.conds)
-    if dev:
-        items = [it for it in dev_items(basic_grammar(), per_template=args.per_template or 2, by_family=True,
-                                        recorded="dev: MBROLA" in groups, limit=args.commands)
-                 if it.group in groups]
-        beds = dev_beds()
-    else:
-        items = test_items(basic_grammar(), per_template=args.per_template or 1, groups=groups, every=args.every,
-                           first=args.commands)
-        beds = test_beds()
+    items, beds, _ = split_items(dev, groups, per_template=args.per_template, every=args.every, commands=args.commands)
     if args.report_only and args.rows:
         rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
         rows = [r for r in rows if r["model"] in models and r["cond"] in {c.label for c in conds}]

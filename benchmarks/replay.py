@@ -78,18 +78,11 @@ def _items(split: str, commands: int | None, groups: Sequence[str] | None,
            beds: bool = True) -> tuple[list[A.Item], dict, int]:
     """The commands of the split (as ``benchmarks.adaptation`` deals them), its noise beds (none without ``beds``:
     only clean and room conditions) and its seed."""
-    grammar = A.basic_grammar()
-    if split == "dev":
-        wanted = list(groups or A.DEV_GROUPS[:2])
-        items = [it for it in A.dev_items(grammar, per_template=2, by_family=True,
-                                          recorded="dev: MBROLA" in wanted, limit=commands) if it.group in wanted]
-        return items, A.dev_beds() if beds else {}, V.DEV_SEED
-    wanted = list(groups or V.GROUPS)
+    wanted = list(groups or (A.DEV_GROUPS[:2] if split == "dev" else V.GROUPS))
     if "unseen: kokoro" in wanted and not V.kokoro_available():
         raise SystemExit(f"kokoro is not available at {V.KOKORO_PYTHON}: KOKORO=1 bash scripts/build_party_model.sh "
                          "--help sets it up, or leave its group out with --groups")
-    items = A.test_items(grammar, groups=wanted, first=commands)
-    return items, A.test_beds() if beds else {}, A.SEED
+    return A.split_items(split == "dev", wanted, commands=commands, beds=beds)
 
 
 def _conds(split: str, labels: Sequence[str] | None) -> tuple[A.Cond, ...]:
