@@ -636,7 +636,9 @@ class WhisperRecognizer:
         A command that a hint itself parses as, where Whisper's words name no player it leaves out, needs only
         ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. A command Whisper did not write itself needs its role, team or room
         in the audio (``hears_each_value``); a short command that carries nothing needs each of its words likely
-        (``WORD_FLOOR``); none is taken from talk Whisper wrote with the command's words in it (``_talks_on``). In
+        (``WORD_FLOOR``); none is taken from talk Whisper wrote with the command's words in it (``_talks_on``). Where
+        none counts and none has a list, the names Whisper writes for the likeliest command that names one player
+        are weighed too, the likeliest only with its name likely (``DECODED_NAME``, ``NAME_FLOOR``). In
         babble Whisper writes "Our hostage is a Remy, Beatrix, Cedric, Delia, and Paul." and "Room a release the press
         agenda.", and finds the commands said nearly as likely; "What can I say." it finds likely after any "I'm not
         sure.", but as likely after silence."""
@@ -656,8 +658,9 @@ class WhisperRecognizer:
             weights = [*weights, *self.model.weigh(heard, [_written(text) for text, _ in lists])]
         taken = self._taken(heard, hinted, options, weights)
         if taken is None and DECODED_NAME:
-            # One name decoded only where the commands weighed give none: a likelier name written that fails the
-            # bars must not stand in the way of the command said (a 13-player game lost its result so, 2026-11-28).
+            # One name decoded only where the commands weighed give none, so the decode changes no command taken
+            # without it, and the likeliest name written taken only if the audio has it: a whole 13-player game lost
+            # its result to a name written far from likely (-4.7), and taken (2026-11-28).
             named = self._decoded_lists(heard, options, weights, one_name=True)
             more = self.model.weigh(heard, [_written(text) for text, _ in named]) if named else []
             if named and self._name_likely(heard, named[int(np.argmax(more))][0]):
