@@ -703,8 +703,8 @@ def test_the_one_name_whisper_writes_where_it_may_write_only_names_is_weighed(
 def test_one_name_is_decoded_only_where_the_commands_weighed_give_none(
         grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(W, "DECODED_NAME", True)
-    # A 13-player game lost its result when a likelier name written, failing the bars, stood in the way of the
-    # command said. The command weighed counts: no name is decoded.
+    # The decode changes no command the weighing takes without it: where the command weighed counts, no name is
+    # decoded, even where Whisper would write a likelier one.
     roster = ["Alice", "Bob", "Carol", "Zeke"]
     writes = {"We appoint": [" Zeke as leader."]}
     both = checked("", "We appoint Bop as leader.", 0.6, grammar, first_guess="we appoint bob as leader",

@@ -28,7 +28,7 @@ import importlib.util
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -663,7 +663,8 @@ class WhisperRecognizer:
             # its result to a name written far from likely (-4.7), and taken (2026-11-28).
             named = self._decoded_lists(heard, options, weights, one_name=True)
             more = self.model.weigh(heard, [_written(text) for text, _ in named]) if named else []
-            if named and self._name_likely(heard, named[int(np.argmax(more))][0]):
+            if named and self._each_heard(named[int(np.argmax(more))][0], ("name",),
+                                          lambda audio, _: audio >= NAME_FLOOR):
                 taken = self._taken(heard, hinted, [*options, *named], [*weights, *more])
         return taken if taken is not None else Transcript("", heard.certainty)
 
@@ -681,14 +682,6 @@ class WhisperRecognizer:
                 and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
             return Transcript(_words(text), float(np.exp(said)))
         return None
-
-    def _name_likely(self, heard: Heard, text: str) -> bool:
-        """Whether each word of the names of the command ``text`` is ``NAME_FLOOR`` or more likely against the
-        utterance ``heard`` (``FasterWhisper.word_scores``; the names as the roster spells them)."""
-        said = self._kinds(text)
-        scores = self.model.word_scores(heard, _written(" ".join(spelled for spelled, _ in said)))
-        return len(scores) == len(said) and all(
-            audio >= NAME_FLOOR for (_, kind), (audio, _) in zip(said, scores, strict=True) if kind == "name")
 
     def _decoded_lists(self, heard: Heard, options: list[tuple[str, Parsed]], weights: Sequence[float], *,
                        one_name: bool = False) -> list[tuple[str, Parsed]]:
@@ -814,7 +807,7 @@ class WhisperRecognizer:
         game's reveal ("the bomber is Erin", which Whisper wrote "The bomber is now in...") and 2 right test
         commands (docs/benchmarks/changes.md). The names are written as the roster spells them, as the prompt does:
         they are the context of the words scored after them."""
-        return self._each_heard(text, ("value",), EVIDENCE)
+        return self._each_heard(text, ("value",), _heard)
 
     def nothing_against(self, text: str) -> bool:
         """Whether the audio of the last utterance makes no word of the command ``text`` less likely than a second
@@ -829,12 +822,13 @@ class WhisperRecognizer:
         way.", "the" 0.8 to 2.6 less likely against the audio than after silence. No right command the weighing
         gave on the dev split (32, in clean + hiss, 12 and 6 dB babble; 2026-11-27) had such a word. (Not for the
         check: there "the bomber is zeke", written "Probably with me.", had one.)"""
-        return self._each_heard(text, ("value", "word"), 0.0)
+        return self._each_heard(text, ("value", "word"), lambda audio, silence: _heard(audio, silence, 0.0))
 
-    def _each_heard(self, text: str, kinds: tuple[str, ...], evidence: float) -> bool:
-        """Whether the last utterance has each word of the command ``text`` of these ``kinds`` (``_kinds``), each
-        ``evidence`` likelier against the audio than after silence or ``WORD_LIKELY`` in its own right; True when
-        the grammar does not parse it or it has none, False when Whisper wrote nothing."""
+    def _each_heard(self, text: str, kinds: tuple[str, ...], heard: Callable[[float, float], bool]) -> bool:
+        """Whether the last utterance has each word of the command ``text`` of these ``kinds`` (``_kinds``): ``heard``
+        of its log-probability against the audio and after a second of silence (``_heard``: ``evidence`` likelier
+        against the audio, or ``WORD_LIKELY`` in its own right; a name written where only a name may be:
+        ``NAME_FLOOR``); True when the grammar does not parse it or it has none, False when Whisper wrote nothing."""
         said = self._kinds(text)
         if not any(kind in kinds for _, kind in said):
             return True
@@ -846,8 +840,7 @@ class WhisperRecognizer:
         scores = self.model.word_scores(self._last[1], sentence)
         # One score per word: each word of a command starts with a space token (its punctuation is no word).
         return len(scores) == len(said) and all(
-            _heard(audio, silence, evidence) for (_, kind), (audio, silence) in zip(said, scores, strict=True)
-            if kind in kinds)
+            heard(audio, silence) for (_, kind), (audio, silence) in zip(said, scores, strict=True) if kind in kinds)
 
     def _kinds(self, text: str) -> list[tuple[str, str]]:
         """Each word of the command ``text`` (as the parser reads it; a name as the roster spells it) and what it is
