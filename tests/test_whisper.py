@@ -203,10 +203,6 @@ class Stub:
         """As a second opinion: sure of any command it wrote."""
         return True
 
-    def prompted(self, text: str) -> bool:
-        """As a second opinion: the audio, not its prompt, makes any command likely."""
-        return False
-
     def fork(self) -> Stub:
         return Stub(*self.heard)
 
@@ -264,32 +260,6 @@ def test_a_short_command_both_heard_needs_whisper_sure_of_it_or_the_weighing(
     assert both.weighed is (certainty < W.SHORT_SURE and stands)
 
 
-@pytest.mark.parametrize(("first", "written", "command", "players_alone", "stands"), [
-    # flite awb's "Grace, Frank and Dave are definitely plotting something", cut after "Grace," (the fresh14 hours):
-    # "Repeat." at 0.83, "Please." after the players alone.
-    ("", "Repeat.", "repeat", -3.5, False),
-    ("", "Repeat.", "repeat", -0.35 - W.PROMPT_LIFT + 0.1, True),  # said: the prompt helps, but not that much
-    ("repeat", "Repeat.", "repeat", -3.5, False),  # pocketsphinx's "repeat", which Whisper agrees with, no better
-    ("repeat", "Please.", "repeat", -3.5, False),  # nor where Whisper's "Please." leaves it standing
-    ("", "Hostage Bob.", "hostage bob", -5.0, True),  # a command that names someone is not asked
-])
-def test_a_short_command_that_carries_nothing_is_none_where_the_prompt_not_the_audio_makes_it_likely(
-        grammar: Any, first: str, written: str, command: str, players_alone: float, stands: bool) -> None:
-    sentence = "Repeat." if command == "repeat" else written
-    both = checked(first, written, 0.83, grammar, likely={sentence: -0.35}, silent={sentence: -3.9},
-                   after_players={sentence: players_alone})
-    heard = both.recognize(np.zeros(16000, np.float32), 16000)
-    assert (heard.text == command) is stands
-    assert heard.text in ("", command) and heard.guess == ""
-    assert both.vetoed is (bool(first) and not stands)
-    model = both.second.model
-    assert isinstance(model, Writes)
-    if command == "repeat":  # weighed again after the game's name and the players, no command listed
-        assert model.prompts and all("Players: Alice" in p and "Repeat" not in p for p in model.prompts)
-    else:
-        assert not model.prompts
-
-
 def test_the_first_ones_miss_stands_when_the_second_hears_nothing_either() -> None:
     missed = Transcript("", 0.46, guess="pause")
     both = W.SecondOpinion(Stub(missed), Stub(Transcript("", 0.2)))  # type: ignore[arg-type]
@@ -328,19 +298,15 @@ class Writes:
     (any other at -30) and, against silence, at their score in ``silent`` (by default, 3 less than with the audio),
     so ``WhisperRecognizer`` parses, checks and weighs as it would with the real model. Each word of a sentence
     is scored as the whole sentence is, against the audio and after silence, or as ``words`` says. Where it may
-    write only some words, it goes on from a prefix as ``continues`` says (nothing by default). After another
-    prompt (the players alone) a sentence scores as ``after_players`` says, by default as after the app's."""
+    write only some words, it goes on from a prefix as ``continues`` says (nothing by default)."""
 
     def __init__(self, text: str, certainty: float, likely: dict[str, float] | None = None,
                  silent: dict[str, float] | None = None,
                  words: dict[str, list[tuple[float, float]]] | None = None,
-                 continues: dict[str, list[str]] | None = None,
-                 after_players: dict[str, float] | None = None) -> None:
+                 continues: dict[str, list[str]] | None = None) -> None:
         self.text, self.logprob = text, float(np.log(certainty))
         self.likely, self.silent, self.words = likely or {}, silent or {}, words or {}
         self.continues = continues or {}
-        self.after_players = after_players or {}
-        self.prompts: list[str] = []
         self.weighed: list[str] = []
         self.continued_with: list[tuple[str, list[str], int]] = []
 
@@ -350,10 +316,6 @@ class Writes:
     def weigh(self, heard: W.Heard, sentences: list[str]) -> list[float]:
         self.weighed += sentences
         return [self.likely.get(sentence, -30.0) for sentence in sentences]
-
-    def weigh_after(self, heard: W.Heard, prompt: str, sentences: list[str]) -> list[float]:
-        self.prompts.append(prompt)
-        return [self.after_players.get(s, self.likely.get(s, -30.0)) for s in sentences]
 
     def weigh_silent(self, heard: W.Heard, sentence: str) -> float:
         return self.silent.get(sentence, self.likely.get(sentence, -30.0) - 3.0)
@@ -371,10 +333,8 @@ def checked(first: str, whisper_writes: str, certainty: float, grammar: Any,
             likely: dict[str, float] | None = None, first_guess: str = "",
             silent: dict[str, float] | None = None,
             words: dict[str, list[tuple[float, float]]] | None = None,
-            continues: dict[str, list[str]] | None = None,
-            after_players: dict[str, float] | None = None) -> W.SecondOpinion:
-    second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty, likely, silent, words, continues,
-                                              after_players))
+            continues: dict[str, list[str]] | None = None) -> W.SecondOpinion:
+    second = W.WhisperRecognizer(model=Writes(whisper_writes, certainty, likely, silent, words, continues))
     heard = Transcript(first, 0.8) if first else Transcript("", 0.4, guess=first_guess)
     both = W.SecondOpinion(Stub(heard, heard), second)  # type: ignore[arg-type]
     both.expect(grammar, ROSTER)

@@ -202,19 +202,6 @@ or guessed a command came near (the likeliest was 2.3 behind Whisper's words, an
 names: pocketsphinx's guess "hostages Yara Zeke and Beatrix" for "... Yara, Zeke, Amir and Beatrix", which Whisper
 wrote "Achoo, the Orami, Amir, and Beatrix are our hostage."."""
 
-PROMPT_LIFT = 2.5
-"""The most by which the prompt's list of the phase's commands (``prompt``) may raise the mean log-probability of a
-short command that carries nothing (``SHORT_COMMAND``), against the utterance, over the prompt of the players alone;
-past it Whisper wrote (or weighs) the command because the prompt lists it, not because it was said, and no command
-is given (``WhisperRecognizer.prompted``). Over the fresh13 and fresh14 hours (6.5 each, 2026-11-28) six of the
-eight false accepts were such commands: flite awb's "Grace, Frank and Dave are definitely plotting something", cut
-by the endpointer after "Grace," and written "Repeat." at certainty 0.83 (twice, 0.82 once; after the players alone
-Whisper wrote "Please." or "Three."), "Repeat." for whole lines of talk (0.27, 0.44) and "Resume." for talk in the
-pause: lifted 2.55 to 4.15. The 14 right ones of the dev split's replay (clean + hiss, 12 and 6 dB babble) were
-lifted 0.07 to 2.39 (the most: "pause the game" at 6 dB, written "Pause. Okay."; "undo" in clean speech 1.7, as
-Whisper writes "And do." without the prompt). The margins are thin: the fresh15 hours are its check. Not caught:
-"pause the game" in "Erin always wants to pause the game for snacks" (1.86), where the words were said."""
-
 NO_SPEECH = 0.6
 """faster-whisper's ``no_speech_threshold``: above it, with a mean token log-probability of -1 or less, Whisper
 wrote nothing."""
@@ -510,15 +497,6 @@ class FasterWhisper:
             return [-30.0] * len(sentences)
         return [float(np.mean(self._against(heard, sentence)[1])) for sentence in sentences]
 
-    def weigh_after(self, heard: Heard, prompt: str, sentences: Sequence[str]) -> list[float]:
-        """``weigh`` after another prompt than the one ``heard`` was written after (the same audio, not encoded
-        again)."""
-        if heard.audio is None:
-            return [-30.0] * len(sentences)
-        encoded, frames, _ = heard.audio
-        return self.weigh(Heard(heard.text, heard.certainty, heard.logprob, (encoded, frames, self._start(prompt))),
-                          sentences)
-
     def continued(self, heard: Heard, prefix: str, words: Sequence[str], *, beams: int) -> list[str]:
         """Whisper's likeliest ways on from ``prefix`` in the utterance ``heard``, written in ``words`` alone (any of
         their tokens, in any order; a comma, a full stop, the end): its beam search with every other token
@@ -606,14 +584,12 @@ class WhisperRecognizer:
         self.roster: list[str] = []
         self.intents: list[str] | None = None
         self.prompt = ""
-        self.players_prompt = ""
         self._last: tuple[tuple[int, bytes], Heard] | None = None
 
     def expect(self, grammar: Grammar, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
         self.grammar, self.roster = grammar, list(roster)
         self.intents = None if intents is None else list(intents)
         self.prompt = prompt(grammar, self.roster, self.intents)
-        self.players_prompt = prompt(grammar, self.roster, [])  # the game and the players, no command
 
     def transcribe(self, samples: np.ndarray, rate: int) -> tuple[str, float]:
         """Whisper's words for the utterance and its certainty (0-1)."""
@@ -762,17 +738,6 @@ class WhisperRecognizer:
         if not _short_and_bare(text, parsed):
             return True
         return all(audio >= WORD_FLOOR for audio, _ in self.model.word_scores(heard, _written(text)))
-
-    def prompted(self, text: str) -> bool:
-        """Whether the command ``text`` is short and carries nothing, and the prompt's list of the phase's commands
-        makes it more than ``PROMPT_LIFT`` likelier against the last utterance than the prompt of the players
-        alone does: talk Whisper wrote as a command it was told to expect. False when Whisper wrote nothing."""
-        parsed = self._command(_words(text))
-        if parsed is None or not _short_and_bare(text, parsed) or self._last is None or not self._last[1].text:
-            return False
-        heard, sentence = self._last[1], _written(text)
-        players_alone = self.model.weigh_after(heard, self.players_prompt, [sentence])[0]
-        return self.model.weigh(heard, [sentence])[0] - players_alone > PROMPT_LIFT
 
     def wrote_surely(self, text: str) -> bool:
         """Whether Whisper's writing of the command ``text`` for the last utterance is enough on its own (alone, or
@@ -959,12 +924,10 @@ class SecondOpinion:
     gives it its evidence (``ALONE_EVIDENCE``) and, if it is short and carries nothing, Whisper was sure of it
     (``SHORT_SURE``). Where it heard one, Whisper checks it (``_checked``; not with
     ``veto`` None). Where that leaves no command, Whisper weighs the commands nearest what both heard
-    (``WhisperRecognizer.weigh``; not with ``weigh`` False, and ``weighed`` says it gave the command). A short
-    command that carries nothing, however it was reached, is no command where Whisper's prompt made it likely, not
-    the audio (``WhisperRecognizer.prompted``). Not over the moderator's own voice: what the echo canceller leaves
-    of it is speech Whisper would write down. Everything else is the first recognizer's: streaming, made-up
-    pronunciations, the scores behind the last decode. ``chosen`` says "whisper" when the second opinion gave the
-    command; ``vetoed`` says it dropped the first one's."""
+    (``WhisperRecognizer.weigh``; not with ``weigh`` False, and ``weighed`` says it gave the command). Not over the
+    moderator's own voice: what the echo canceller leaves of it is speech Whisper would write down. Everything else
+    is the first recognizer's: streaming, made-up pronunciations, the scores behind the last decode. ``chosen`` says
+    "whisper" when the second opinion gave the command; ``vetoed`` says it dropped the first one's."""
 
     def __init__(self, first: Any, second: WhisperRecognizer, *, veto: float | None = VETO,
                  weigh: bool = True) -> None:
@@ -1010,18 +973,7 @@ class SecondOpinion:
             return heard
         if self.over_the_moderator or (heard.text and self.veto is None):
             return heard
-        decided = self._decided(heard, self.second.recognize(samples, rate))
-        if decided.text and self.second.prompted(decided.text):
-            # Talk Whisper made the command of because its prompt lists it (``PROMPT_LIFT``): no command, and no
-            # "sorry?" for pocketsphinx's guess either.
-            self.by_second = self.weighed = False
-            self.vetoed = bool(heard.text)
-            return Transcript("", heard.confidence)
-        return decided
-
-    def _decided(self, heard: Transcript, other: Transcript) -> Transcript:
-        """The command of the utterance, from pocketsphinx's transcript ``heard`` and Whisper's ``other``: checked,
-        given by Whisper alone, or weighed (``recognize``)."""
+        other = self.second.recognize(samples, rate)
         if heard.text:
             kept = self._checked(heard, other)
             if kept.text or not self.weigh:
