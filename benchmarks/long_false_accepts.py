@@ -71,37 +71,19 @@ KINDS = (("talk", 0.62), ("music", 0.15), ("human", 0.12), ("babble", 0.11))
 BABBLE_BEDS = 4
 BED_SECONDS = 240.0
 BABBLE_SEED, MUSIC_SEED = 5000, 5100
-#: Added to every minute's seed of the dev split (``--split dev``) and of the fresh ones (``--split fresh``,
-#: ``--split fresh2`` to ``--split fresh16``).
+#: Added to every minute's seed of the dev split (``--split dev``) and of the first fresh one (``--split fresh``); each
+#: fresh one after it (``--split fresh2`` to ``--split fresh16``, ``FRESH_SPLITS``) adds ``FRESH_STEP`` more.
 DEV_SEED = 77_000_000
 FRESH_SEED = 155_000_000
-FRESH2_SEED = 233_000_000
-FRESH3_SEED = 311_000_000
-FRESH4_SEED = 389_000_000
-FRESH5_SEED = 467_000_000
-FRESH6_SEED = 545_000_000
-FRESH7_SEED = 623_000_000
-FRESH8_SEED = 701_000_000
-FRESH9_SEED = 779_000_000
-FRESH10_SEED = 857_000_000
-FRESH11_SEED = 935_000_000
-FRESH12_SEED = 1_013_000_000
-FRESH13_SEED = 1_091_000_000
-FRESH14_SEED = 1_169_000_000
-FRESH15_SEED = 1_247_000_000
-FRESH16_SEED = 1_325_000_000
+FRESH_STEP = 78_000_000
+FRESH_SPLITS = 16
 #: Each split's audio: what is added to its minutes' seeds, its chatter lines' seed, and where its babble and music
 #: beds start. test is reported, dev is tuned on, fresh checks a rule the test split's audio showed the need for, and
-#: each freshN after it one the split before it showed.
-SPLITS = {"test": (0, 7, 0), "dev": (DEV_SEED, 8, BABBLE_BEDS), "fresh": (FRESH_SEED, 9, 2 * BABBLE_BEDS),
-          "fresh2": (FRESH2_SEED, 10, 3 * BABBLE_BEDS), "fresh3": (FRESH3_SEED, 11, 4 * BABBLE_BEDS),
-          "fresh4": (FRESH4_SEED, 12, 5 * BABBLE_BEDS), "fresh5": (FRESH5_SEED, 13, 6 * BABBLE_BEDS),
-          "fresh6": (FRESH6_SEED, 14, 7 * BABBLE_BEDS), "fresh7": (FRESH7_SEED, 15, 8 * BABBLE_BEDS),
-          "fresh8": (FRESH8_SEED, 16, 9 * BABBLE_BEDS), "fresh9": (FRESH9_SEED, 17, 10 * BABBLE_BEDS),
-          "fresh10": (FRESH10_SEED, 18, 11 * BABBLE_BEDS), "fresh11": (FRESH11_SEED, 19, 12 * BABBLE_BEDS),
-          "fresh12": (FRESH12_SEED, 20, 13 * BABBLE_BEDS), "fresh13": (FRESH13_SEED, 21, 14 * BABBLE_BEDS),
-          "fresh14": (FRESH14_SEED, 22, 15 * BABBLE_BEDS), "fresh15": (FRESH15_SEED, 23, 16 * BABBLE_BEDS),
-          "fresh16": (FRESH16_SEED, 24, 17 * BABBLE_BEDS)}
+#: each freshN after it one the split before it showed: fresh is fresh1's audio, each next one ``FRESH_STEP`` on in
+#: the minutes' seeds, with the next chatter seed and the next ``BABBLE_BEDS`` beds.
+SPLITS = {"test": (0, 7, 0), "dev": (DEV_SEED, 8, BABBLE_BEDS)} | {
+    f"fresh{n if n > 1 else ''}": (FRESH_SEED + (n - 1) * FRESH_STEP, 8 + n, (n + 1) * BABBLE_BEDS)
+    for n in range(1, FRESH_SPLITS + 1)}
 FESTIVAL = ("festival:kal_diphone", "festival:ked_diphone")
 
 #: Conversation at a party that plays this game: the roster's names and the commands' words, and no command.
