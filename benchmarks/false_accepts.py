@@ -58,7 +58,6 @@ def listen(recognizer: Any, kind: str, phase: str, audio: np.ndarray, wake_word:
     events: list[dict[str, Any]] = []
     fresh = True
     listener: Listener | None = None
-    listeners: list[Listener] = []
     step = round(CHUNK * RATE)
     for i in range(0, len(audio), step):
         if fresh:  # a command changed the game: hear the rest in the same phase again
@@ -66,15 +65,12 @@ def listen(recognizer: Any, kind: str, phase: str, audio: np.ndarray, wake_word:
             engine.subscribe(events.append)
             listener = Listener(engine, recognizer, mics=(None,), wake_word=wake_word,
                                 new_endpointer=lambda: Endpointer(webrtc_classifier()))
-            listeners.append(listener)
             fresh = False
         assert listener is not None
         t = i / RATE
         before = len(events)
         listener.feed(None, audio[i : i + step], RATE, t)
         fresh = any(e["type"] == "command" for e in events[before:])
-    if listener is not None:
-        listener.flush()  # a command held while its talker might go on (a slow second opinion) counts too
     commands, heard = [], ""
     for e in events:
         if e["type"] == "heard":
@@ -84,7 +80,6 @@ def listen(recognizer: Any, kind: str, phase: str, audio: np.ndarray, wake_word:
     return {
         "kind": kind, "phase": phase, "wake_word": wake_word, "seconds": len(audio) / RATE,
         "commands": commands,
-        "withdrawn": [text for one in listeners for text in one.withdrawn],  # held, and the talker went on
         "spoke": sum(1 for e in events if e["type"] == "announce"),
         "heard": sum(1 for e in events if e["type"] == "heard"),
         "confidences": [e["confidence"] for e in events if e["type"] == "heard"],

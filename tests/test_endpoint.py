@@ -209,31 +209,3 @@ def test_the_audio_before_the_preroll_is_kept_for_words_said_over_the_moderator(
     first = round(utt.start * RATE)
     assert np.array_equal(utt.before, audio[first - len(utt.before) : first])
     assert np.array_equal(utt.samples[:100], audio[first : first + 100])
-
-
-def test_a_talker_who_goes_on_after_an_early_close_continues_the_utterance(tmp_path: Path) -> None:
-    """ "Grace, ... Frank and Dave are plotting": a voice that pauses after a name, longer than the short hangover."""
-    first, second = (trimmed(speech(tmp_path, words)) for words in ("Grace", "Frank and Dave are plotting something"))
-    audio = np.concatenate([quiet(1.0), first, quiet(0.4), second, quiet(1.0)])
-    went_on: list[float] = []
-    ep = Endpointer(webrtc_classifier(), complete=lambda: True, provisional=LONG - SHORT, on_continue=went_on.append)
-    got = feed_all(ep, audio, chunk=480)
-    assert len(got) == 2 and got[0].provisional_until is not None, "closed early, provisionally"
-    assert got[0].provisional_until == pytest.approx(got[0].end + LONG - SHORT, abs=0.031)
-    assert went_on == [got[0].start], "the second part continued the first"
-    assert got[1].start == got[0].start, "one utterance, from the first word"
-    assert got[1].end - got[1].start > (len(first) + len(second)) / RATE + 0.3, "the words, the pause between"
-    final = feed_all(Endpointer(webrtc_classifier(), complete=lambda: True), audio, chunk=480)
-    assert len(final) == 2 and final[0].provisional_until is None and final[1].start > final[0].end, \
-        "without it: two utterances, the first final"
-
-
-def test_a_quieter_onset_or_one_after_the_long_hangover_does_not_continue_it(tmp_path: Path) -> None:
-    first, second = (trimmed(speech(tmp_path, words)) for words in ("pause", "Frank and Dave are plotting something"))
-    for gap, gain in ((0.4, 10 ** (-12 / 20)), (0.9, 1.0)):
-        audio = np.concatenate([quiet(1.0), first, quiet(gap), second * gain, quiet(1.0)])
-        went_on: list[float] = []
-        ep = Endpointer(webrtc_classifier(), complete=lambda: True, provisional=LONG - SHORT,
-                        on_continue=went_on.append)
-        got = feed_all(ep, audio, chunk=480)
-        assert went_on == [] and len(got) == 2 and got[1].start > got[0].end, (gap, gain)
