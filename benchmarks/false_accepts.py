@@ -58,6 +58,7 @@ def listen(recognizer: Any, kind: str, phase: str, audio: np.ndarray, wake_word:
     events: list[dict[str, Any]] = []
     fresh = True
     listener: Listener | None = None
+    listeners: list[Listener] = []
     step = round(CHUNK * RATE)
     for i in range(0, len(audio), step):
         if fresh:  # a command changed the game: hear the rest in the same phase again
@@ -65,12 +66,15 @@ def listen(recognizer: Any, kind: str, phase: str, audio: np.ndarray, wake_word:
             engine.subscribe(events.append)
             listener = Listener(engine, recognizer, mics=(None,), wake_word=wake_word,
                                 new_endpointer=lambda: Endpointer(webrtc_classifier()))
+            listeners.append(listener)
             fresh = False
         assert listener is not None
         t = i / RATE
         before = len(events)
         listener.feed(None, audio[i : i + step], RATE, t)
         fresh = any(e["type"] == "command" for e in events[before:])
+    if listener is not None:
+        listener.flush()  # a command held while its talker might go on (a slow second opinion) counts too
     commands, heard = [], ""
     for e in events:
         if e["type"] == "heard":
@@ -80,6 +84,8 @@ def listen(recognizer: Any, kind: str, phase: str, audio: np.ndarray, wake_word:
     return {
         "kind": kind, "phase": phase, "wake_word": wake_word, "seconds": len(audio) / RATE,
         "commands": commands,
+        "withdrawn": [text for one in listeners for text in one.withdrawn],  # held, and the talker went on
+        "restored": [text for one in listeners for text in one.restored],  # ... and the whole was only it guessed
         "spoke": sum(1 for e in events if e["type"] == "announce"),
         "heard": sum(1 for e in events if e["type"] == "heard"),
         "confidences": [e["confidence"] for e in events if e["type"] == "heard"],
@@ -109,6 +115,9 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
             "by_kind": by_kind,
             "by_intent": dict(Counter(c["intent"] for r in mine for c in r["commands"])),
             "examples": [c for r in mine for c in r["commands"]][:20],
+            # Commands held after an early close and dropped as the talker went on, and those the whole restored.
+            "withdrawn": [text for r in mine for text in r.get("withdrawn", [])],
+            "restored": [text for r in mine for text in r.get("restored", [])],
             "confidence": hist(confidences),
         }
     out["phases"] = list(PHASES)

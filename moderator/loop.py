@@ -123,6 +123,13 @@ class Listener:
                 if endpointer is not None:
                     endpointer.echo_floor = partial(echo.residual_db, mic)
                     endpointer.echo_margin = RESIDUAL_MARGIN
+        # A slow second opinion acts after about the long hangover anyway: an early close is provisional until then.
+        twice = isinstance(recognizer, LooksTwice)
+        for mic, endpointer in self.endpointers.items():
+            if twice and endpointer is not None:
+                endpointer.provisional = endpointer.hangover - endpointer.short_hangover
+                endpointer.on_continue = partial(self._continued, mic)
+                endpointer.may_continue = partial(self._not_the_moderator, mic)
         if self.streaming:
             for mic, endpointer in self.endpointers.items():
                 if endpointer is not None:
@@ -140,6 +147,18 @@ class Listener:
         #: utterance, what the recognizer was expecting then, and the transcript.
         self._ahead: dict[str | None, tuple[Utterance, object, Transcript | None] | None] = dict.fromkeys(mics)
         self._pardoned: dict[str | None, float] = {}
+        #: A command heard in an utterance closed early, held while the talker may still go on
+        #: (``Endpointer.provisional``): the utterance and its transcript.
+        self._held: dict[str | None, tuple[Utterance, Transcript] | None] = dict.fromkeys(mics)
+        #: The start of the latest utterance that the talker went on from (``Endpointer.on_continue``), and how many
+        #: times it was continued then: an utterance of that start continued fewer times is a part of the whole.
+        self._continued_from: dict[str | None, tuple[float, int] | None] = dict.fromkeys(mics)
+        #: The held commands dropped because their talker went on (what a benchmark reports as withdrawn).
+        self.withdrawn: list[str] = []
+        #: The latest held command dropped so, and its utterance: the whole it became may stand for it (``_restored``).
+        self._dropped: dict[str | None, tuple[Utterance, Transcript] | None] = dict.fromkeys(mics)
+        #: The dropped commands that the whole said again (``_restored``): a benchmark's count.
+        self.restored: list[str] = []
         #: Called just before an utterance is recognized, which holds the thread for a while (the live
         #: game handles the timers due meanwhile first, so that their audio is scheduled on time).
         self.before_recognizing: Callable[[], None] | None = None
@@ -159,12 +178,45 @@ class Listener:
             self._pardon(mic, t)  # someone spoke while it could not listen: never drop that silently
         utterances = endpointer.feed(audio, t)
         for utterance in utterances:
+            self._release(mic)
             self.hear(mic, utterance)
+        self._release(mic)
         return utterances
+
+    def flush(self) -> None:
+        """Act now on the commands held while their talker might go on (the audio ends: nobody will)."""
+        for mic in self._held:
+            self._release(mic, at_once=True)
+
+    def _release(self, mic: str | None, *, at_once: bool = False) -> None:
+        """Act on ``mic``'s held command once its utterance is final (``Utterance.provisional_until`` has passed
+        without the talker going on, or what began after it did not go on from it: ``Endpointer.may_go_on``)."""
+        held = self._held[mic]
+        if held is None:
+            return
+        if not at_once and self.endpointers[mic].may_go_on(held[0]):
+            return
+        self._held[mic] = None
+        self.understood(mic, held[1], held[0].end)
+
+    def _continued(self, mic: str | None, start: float, times: int) -> None:
+        """The talker went on after an utterance closed early: its held command, if any, was a pause in talk."""
+        self._continued_from[mic] = (start, times)
+        held = self._held[mic]
+        if held is not None and held[0].start == start and held[0].continued < times:
+            self._held[mic], self._dropped[mic] = None, held
+            self.withdrawn.append(held[1].text)
+
+    def _not_the_moderator(self, mic: str | None, t0: float, t1: float) -> bool:
+        """Whether an onset between ``t0`` and ``t1`` may be the talker going on: not while the moderator was
+        audible, whose own voice starting again would otherwise continue the player's command (``may_continue``)."""
+        return self.echo is None or not self.echo.talked_over(mic, t0, t1)
 
     def hear(self, mic: str | None, utterance: Utterance) -> bool:
         """Recognize one utterance and hand it to the game; True when a command was accepted. An utterance that
-        does not stand out from the room (``Utterance.stands_out``: the party's babble or music) is not decoded."""
+        does not stand out from the room (``Utterance.stands_out``: the party's babble or music) is not decoded. A
+        command in an utterance that is still provisional (closed early, with a slow second opinion) is held, not
+        accepted yet: ``feed`` acts on it once the talker has not gone on (``_release``)."""
         ahead, self._ahead[mic] = self._ahead[mic], None
         if not utterance.stands_out:
             return False
@@ -181,7 +233,44 @@ class Listener:
             heard = over_the_moderator(heard)
         guess = heard.guess if heard.guess and not heard.text else OMITTED
         self.engine.emit(Heard(mic or "both", heard.text, round(heard.confidence, 3), guess))
+        heard = self._restored(mic, utterance, heard)
+        if utterance.provisional_until is not None and self._holds(heard):
+            went_on = self._continued_from[mic]
+            if went_on is not None and went_on[0] == utterance.start and utterance.continued < went_on[1]:
+                self.withdrawn.append(heard.text)  # the talker went on already (in the same chunk of audio)
+                self._dropped[mic] = (utterance, heard)
+            else:
+                self._held[mic] = (utterance, heard)
+            return False
         return self.understood(mic, heard, utterance.end)
+
+    def _restored(self, mic: str | None, utterance: Utterance, heard: Transcript) -> Transcript:
+        """``heard``, or the command dropped when the talker went on after it, where the whole utterance is no
+        command but its rejected guess is that very command: then what followed added no words of its own (a burst of
+        the party's babble after "hostages Dave and Erin" continued it, and the whole, decoded, was only guessed)."""
+        dropped = self._dropped[mic]
+        if dropped is None or dropped[0].start != utterance.start or utterance.continued <= dropped[0].continued:
+            return heard
+        self._dropped[mic] = None
+        players = self.engine.state.players
+        whole = self.grammar.parse(heard.text, players) if heard.text else None
+        if isinstance(whole, Parsed) or not heard.guess:
+            return heard
+        guessed, first = self.grammar.parse(heard.guess, players), self.grammar.parse(dropped[1].text, players)
+        if not (isinstance(guessed, Parsed) and isinstance(first, Parsed)
+                and (guessed.intent, guessed.slots) == (first.intent, first.slots)):
+            return heard
+        self.withdrawn.remove(dropped[1].text)
+        self.restored.append(dropped[1].text)
+        return dropped[1]
+
+    def _holds(self, heard: Transcript) -> bool:
+        """Whether ``heard`` is a command to hold while its talker may go on: any but an answer to the moderator's
+        question, which is expected."""
+        if not heard.text or self._guessed_answer(heard) is not None:
+            return False
+        parsed = self.grammar.parse(heard.text, self.engine.state.players)
+        return isinstance(parsed, Parsed) and parsed.intent not in ANSWERS
 
     def _talked_over(self, mic: str | None, utterance: Utterance) -> bool:
         """Whether the moderator was audible in ``mic`` while the utterance was said (``EchoPath.talked_over``)."""

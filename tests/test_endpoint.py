@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from moderator.audio.clip import Clip
-from moderator.audio.endpoint import FRAME, RATE, Endpointer, webrtc_classifier
+from moderator.audio.endpoint import FRAME, RATE, Endpointer, Utterance, webrtc_classifier
 
 #: The endpointer's hangovers and look-ahead, as the product sets them.
 LONG, SHORT, LOOK = Endpointer.hangover, Endpointer.short_hangover, Endpointer.early_look
@@ -209,3 +209,69 @@ def test_the_audio_before_the_preroll_is_kept_for_words_said_over_the_moderator(
     first = round(utt.start * RATE)
     assert np.array_equal(utt.before, audio[first - len(utt.before) : first])
     assert np.array_equal(utt.samples[:100], audio[first : first + 100])
+
+
+def test_a_talker_who_goes_on_after_an_early_close_continues_the_utterance(tmp_path: Path) -> None:
+    """ "Grace, ... Frank and Dave are plotting": a voice that pauses after a name, longer than the short hangover."""
+    first, second = (trimmed(speech(tmp_path, words)) for words in ("Grace", "Frank and Dave are plotting something"))
+    audio = np.concatenate([quiet(1.0), first, quiet(0.4), second, quiet(1.0)])
+    went_on: list[tuple[float, int]] = []
+    ep = Endpointer(webrtc_classifier(), complete=lambda: True, provisional=LONG - SHORT,
+                    on_continue=lambda start, times: went_on.append((start, times)))
+    got = feed_all(ep, audio, chunk=480)
+    assert len(got) == 2 and got[0].provisional_until is not None, "closed early, provisionally"
+    assert got[0].provisional_until == pytest.approx(got[0].end + LONG - SHORT, abs=0.031)
+    assert went_on == [(got[0].start, 1)], "the second part continued the first"
+    assert got[1].start == got[0].start, "one utterance, from the first word"
+    assert (got[0].continued, got[1].continued) == (0, 1), "the whole is told from its first part by this, not time"
+    assert not ep.may_go_on(got[0]) and not ep.may_go_on(got[1]), "the audio went on past both"
+    assert got[1].end - got[1].start > (len(first) + len(second)) / RATE + 0.3, "the words, the pause between"
+    final = feed_all(Endpointer(webrtc_classifier(), complete=lambda: True), audio, chunk=480)
+    assert len(final) == 2 and final[0].provisional_until is None and final[1].start > final[0].end, \
+        "without it: two utterances, the first final"
+
+
+def test_a_quieter_onset_or_one_after_the_long_hangover_does_not_continue_it(tmp_path: Path) -> None:
+    first, second = (trimmed(speech(tmp_path, words)) for words in ("pause", "Frank and Dave are plotting something"))
+    for gap, gain in ((0.4, 10 ** (-12 / 20)), (0.9, 1.0)):
+        audio = np.concatenate([quiet(1.0), first, quiet(gap), second * gain, quiet(1.0)])
+        went_on: list[float] = []
+        ep = Endpointer(webrtc_classifier(), complete=lambda: True, provisional=LONG - SHORT,
+                        on_continue=lambda start, times, seen=went_on: seen.append(start))
+        got = feed_all(ep, audio, chunk=480)
+        assert went_on == [] and len(got) == 2 and got[1].start > got[0].end, (gap, gain)
+
+
+def test_an_onset_the_listener_calls_the_moderator_does_not_continue_it(tmp_path: Path) -> None:
+    """The moderator's own voice starting again after a player's command ("Time's up ... name 2 hostages") is as
+    loud as a talker going on: ``may_continue`` says which onsets may, and is asked with the onset's times."""
+    first, second = (trimmed(speech(tmp_path, words)) for words in ("Grace", "Frank and Dave are plotting something"))
+    audio = np.concatenate([quiet(1.0), first, quiet(0.4), second, quiet(1.0)])
+    asked: list[tuple[float, float]] = []
+    went_on: list[float] = []
+
+    def may(t0: float, t1: float) -> bool:
+        asked.append((t0, t1))
+        return False
+
+    ep = Endpointer(webrtc_classifier(), complete=lambda: True, provisional=LONG - SHORT, may_continue=may,
+                    on_continue=lambda start, times: went_on.append(start))
+    got = feed_all(ep, audio, chunk=480)
+    assert went_on == [] and len(got) == 2 and got[1].start > got[0].end and got[1].continued == 0
+    (t0, t1), = asked
+    assert t0 == pytest.approx(got[1].start) and t1 - t0 == pytest.approx(ep.preroll + ep.onset_seconds, abs=0.031)
+
+
+def test_a_held_utterance_is_open_only_while_its_own_time_runs(tmp_path: Path) -> None:
+    """``may_go_on`` answers for the utterance asked about, not the latest early close (a held command waited on a
+    later one and was acted on 6.4 s late)."""
+    ep = Endpointer(webrtc_classifier(), complete=lambda: True, provisional=LONG - SHORT)
+    audio = np.concatenate([quiet(1.0), trimmed(speech(tmp_path, "pause"))])
+    got = ep.feed(audio, 0.0) + ep.feed(quiet(SHORT + 0.05), len(audio) / RATE)
+    (first,) = got
+    assert first.provisional_until is not None and ep.may_go_on(first), "closed early, its time runs"
+    later = Utterance(first.samples, first.start + 5.0, first.end + 5.0, provisional_until=first.provisional_until)
+    assert not ep.may_go_on(later), "another utterance's provisional time is not this one's"
+    before = ep.now
+    assert ep.feed(quiet(LONG), (len(audio) + len(quiet(SHORT + 0.05))) / RATE) == [] and ep.now > before
+    assert not ep.may_go_on(first), "its time passed"

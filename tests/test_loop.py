@@ -557,3 +557,111 @@ def test_the_listener_tells_a_recognizer_that_asks_whether_the_moderator_was_tal
     listener._transcribe("A", said, False)
     assert rec.seen == [True, False]
 
+
+
+def trimmed(samples: np.ndarray) -> np.ndarray:
+    """Without the synthesizer's own silence around the words (10 ms frames 40 dB under the peak)."""
+    level = 20 * np.log10(np.sqrt(np.mean(samples[: len(samples) // 160 * 160].reshape(-1, 160) ** 2, axis=1)) + 1e-9)
+    loud = np.nonzero(level > level.max() - 40)[0]
+    return samples[loud[0] * 160 : (loud[-1] + 1) * 160]
+
+
+def test_with_a_slow_second_opinion_a_command_closed_early_waits_for_the_talker_to_stop(tmp_path: Path) -> None:
+    """A voice that pauses after a word ("Grace, ... Frank and Dave are plotting") is not a command said alone: with
+    a second opinion that takes longer than the long hangover anyway, the early close is provisional until then."""
+    words, talk = (trimmed(spoken(tmp_path, said)) for said in ("pause", "Frank and Dave are plotting something"))
+    room, gap = np.zeros(RATE, np.float32), np.zeros(round(0.4 * RATE), np.float32)
+
+    base, _, events = at_round_end()
+    rec = SecondLook(["pause", "pause"] + ["frank and dave are plotting something"] * 4, words_after=3)
+    live = Listener(base.engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    assert live.endpointers["A"].provisional == pytest.approx(LONG - SHORT)
+    got = utterances_of(live, "A", np.concatenate([room, words, gap, talk, room]), FRAME)
+    assert next(e["text"] for e in events if e["type"] == "heard") == "pause", "heard, and held"
+    assert len(got) == 2 and got[1].start == got[0].start, "the talk continued the utterance"
+    assert [e["intent"] for e in events if e["type"] == "command"] == ["start", "appoint"], "no pause"
+    assert base.engine.in_state("round.running")
+
+    # "pause ... the game": the whole it became is a command, held and taken in its turn.
+    base, _, events = at_round_end()
+    rec = SecondLook(["pause"] * 8, words_after=3)
+    live = Listener(base.engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    got = utterances_of(live, "A", np.concatenate([room, words, gap, talk, room]), FRAME)
+    assert len(got) == 2 and got[1].start == got[0].start and got[1].provisional_until is not None
+    assert [e["intent"] for e in events if e["type"] == "command"] == ["start", "appoint", "pause"]
+    assert live.withdrawn == ["pause"], "the first part's, not the whole's"
+
+    base, _, events = at_round_end()
+    live = Listener(base.engine, SecondLook(["pause", "pause"], words_after=3),
+                    new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    audio = np.concatenate([room, words, room])
+    fed, paused_at = 0, None
+    while fed < len(audio):
+        live.feed("A", audio[fed : fed + FRAME], RATE, fed / RATE)
+        fed += FRAME
+        if paused_at is None and base.engine.in_state("round.paused"):
+            paused_at = fed / RATE
+    assert [e["intent"] for e in events if e["type"] == "command"] == ["start", "appoint", "pause"]
+    closed = live.endpointers["A"]
+    assert paused_at is not None, "nobody went on: taken"
+    # Taken once the long hangover has passed after the words, as the close without the short hangover would be.
+    spoken_end = 1.0 + len(words) / RATE
+    assert spoken_end + LONG - 0.1 < paused_at < spoken_end + LONG + 0.1 and closed.now is not None
+
+
+class HeardAs(SecondLook):
+    """A slow second opinion whose decodes are the transcripts given, in order (guesses included)."""
+
+    def __init__(self, heard: list[Transcript]) -> None:
+        super().__init__(["pause"] * len(heard), words_after=3)
+        self.heard = list(heard)
+
+    def fork(self) -> HeardAs:
+        other = HeardAs(self.heard)
+        self.forks.append(other)
+        return other
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        super().recognize(samples, rate)
+        return self.heard.pop(0)
+
+
+def test_a_command_continued_by_what_adds_no_command_of_its_own_stands(tmp_path: Path) -> None:
+    """"hostages Dave and Erin", then a burst of babble as loud: the whole, decoded, is no command, and its rejected
+    guess is the very command dropped for it. That command stands; a guess of another command does not restore it."""
+    words, burst = trimmed(spoken(tmp_path, "pause")), trimmed(spoken(tmp_path, "Frank and Dave are plotting something"))
+    room, gap = np.zeros(RATE, np.float32), np.zeros(round(0.4 * RATE), np.float32)
+    for guess, taken in (("pause", ["start", "appoint", "pause"]), ("time left", ["start", "appoint"])):
+        base, _, events = at_round_end()
+        first = Transcript("pause", 0.9)
+        live = Listener(base.engine, HeardAs([first, first] + [Transcript("", 0.3, guess=guess)] * 4),
+                        new_endpointer=lambda: Endpointer(webrtc_classifier()))
+        got = utterances_of(live, "A", np.concatenate([room, words, gap, burst, room]), FRAME)
+        assert len(got) == 2 and got[1].start == got[0].start and got[1].continued == 1
+        assert [e["intent"] for e in events if e["type"] == "command"] == taken, guess
+        assert (live.withdrawn, live.restored) == (([], ["pause"]) if guess == "pause" else (["pause"], [])), guess
+
+
+def test_the_moderators_voice_starting_again_does_not_continue_a_players_command() -> None:
+    """A player said "hostages Dave and Erin" over the countdown; "Alice, name 2 hostages" went on after it, and
+    continuing the command into it lost the command (and, after a repeat, a 13-player game's result)."""
+    from types import SimpleNamespace
+
+    base, _, _ = at_round_end()
+    live = Listener(base.engine, SecondLook([], words_after=3), new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    assert live.endpointers["A"].may_continue is not None
+    assert live.endpointers["A"].may_continue(1.0, 1.5), "without an echo path, any loud onset may go on"
+    assert not Listener._not_the_moderator(SimpleNamespace(echo=_Echo(True)), "A", 1.0, 1.5)  # type: ignore[arg-type]
+    assert Listener._not_the_moderator(SimpleNamespace(echo=_Echo(False)), "A", 1.0, 1.5)  # type: ignore[arg-type]
+
+
+def test_a_held_command_is_taken_when_the_audio_ends_and_an_answer_is_never_held(tmp_path: Path) -> None:
+    base, _, _ = at_round_end()
+    live = Listener(base.engine, SecondLook(["pause", "pause"], words_after=3),
+                    new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    words = spoken(tmp_path, "pause")
+    end = np.concatenate([np.zeros(RATE, np.float32), words, np.zeros(round(0.3 * RATE), np.float32)])
+    assert len(utterances_of(live, "A", end, FRAME)) == 1 and not base.engine.in_state("round.paused")
+    live.flush()
+    assert base.engine.in_state("round.paused")
+    assert not live._holds(Transcript("yes", 0.9)) and live._holds(Transcript("how much time is left", 0.9))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -48,6 +49,12 @@ class Utterance:
     rise: float | None = None
     """dB by which its loud frames stand above the room's median level before it (see ``RISE_MIN``); None when
     the endpointer had heard too little of the room to say."""
+    provisional_until: float | None = None
+    """Audio time until which this utterance, closed by the short hangover, may still turn out to be the start of a
+    longer one (``Endpointer.provisional``): a talker who goes on by then continues it. None: it is final."""
+    continued: int = 0
+    """How many times the talker went on after an early close of this utterance (``Endpointer.on_continue``): of two
+    utterances with one start, the one continued fewer times is only the first part of the other."""
 
     @property
     def stands_out(self) -> bool:
@@ -110,6 +117,23 @@ class Endpointer:
     listening with echo cancellation in 12 dB babble cost 0.122 of a core per room). Past either, the short
     hangover still closes the utterance, decoded then."""
     ahead_within: float = 3.5
+    provisional: float = 0.0
+    """Seconds after an early close during which the talker going on continues the closed utterance (0: never)."""
+    continue_margin: float = 5.0
+    """dB under the closed utterance's loud frames (their 95th percentile) that the loudest frame of a new onset (its
+    first ``onset_seconds``, with the frames that started it) may be and continue it. Chosen on the dev split: where
+    talk went on within 0.35 s of an early close, the onset stood -1.8 dB and more against the closed words (its 10th
+    percentile), where music started again after a command -6.5 dB and less."""
+    onset_seconds: float = 0.2
+    """How long after it starts an utterance's onset is judged (``continue_margin``): a first consonant ("Frank") is
+    quieter than the vowel after it. Shorter than the short hangover, so decided before it can close."""
+    on_continue: Callable[[float, int], None] | None = None
+    """Called with its start and how many times it has now been continued (``Utterance.continued``) when speech
+    continues the utterance closed early (before its audio is handed on again)."""
+    may_continue: Callable[[float, float], bool] | None = None
+    """Asked with an onset's start and the time it is judged, before it continues the utterance closed early: False
+    keeps that one final (the Listener says False while the moderator was audible: its own voice starting again is
+    not the talker going on, and continuing into it lost a game's command, docs/benchmarks/changes.md)."""
     echo_floor: Callable[[float, float], float] | None = None
     """The level (dB FS) of what is left of the moderator's own voice between two audio times: a frame
     is speech only ``echo_margin`` dB above it too (see ``moderator.audio.echo``)."""
@@ -151,12 +175,35 @@ class Endpointer:
     _room: float | None = field(default=None, repr=False)
     """The room's median level before the open utterance (None: too little heard)."""
     _speech_levels: list[float] = field(default_factory=list, repr=False)
+    _closed: tuple[float, list[np.ndarray], list[float], float, np.ndarray, float | None, int] | None = \
+        field(default=None, repr=False)
+    """The utterance closed early, while it is provisional: until when, its frames (unpadded) and their levels, its
+    start, the audio before it, the room's level then and how many times it was continued."""
+    _candidate: tuple[float, list[np.ndarray], list[float], float, np.ndarray, float | None, int] | None = \
+        field(default=None, repr=False)
+    """``_closed``, while the utterance that began in its provisional time is too young to say whether it goes on."""
+    _since_onset: int = field(default=0, repr=False)
+    _continued: int = field(default=0, repr=False)
+    """How many times the open utterance was continued (``Utterance.continued``)."""
 
     def reset(self) -> None:
         """Forget everything heard so far (e.g. while the moderator itself speaks)."""
         self._buf, self._t, self._speech, self._silent_frames = np.zeros(0, np.float32), None, None, 0
-        self._prepared, self._ahead = None, 0
+        self._prepared, self._ahead, self._closed, self._candidate, self._continued = None, 0, None, None, 0
         self._recent.clear()
+
+    def may_go_on(self, utterance: Utterance) -> bool:
+        """Whether ``utterance``, closed early, may still be continued: its provisional time has not passed, or an
+        utterance that began in it is too young to say. (Once another began and did not continue it, it is final.)"""
+        for held, judging in ((self._candidate, True), (self._closed, False)):
+            if held is not None and held[3] == utterance.start and held[6] == utterance.continued:
+                return judging or (self._t or 0.0) < held[0]
+        return False
+
+    @property
+    def now(self) -> float | None:
+        """The audio time up to which frames have been handled (None before any audio)."""
+        return self._t
 
     @property
     def in_speech(self) -> bool:
@@ -235,8 +282,11 @@ class Endpointer:
             keep = max(self.start_window, round(max(self.preroll, self.talkover_preroll) * RATE / FRAME))
             while len(self._recent) > keep:
                 self._recent.popleft()
+            if self._closed is not None and t >= self._closed[0]:
+                self._closed = None  # no longer provisional
             window = list(self._recent)[-self.start_window:]
             if sum(s for _, s in window) >= self.start_frames:
+                self._candidate, self._closed, self._since_onset, self._continued = self._closed, None, 0, 0
                 frames = [f for f, _ in self._recent]
                 used = max(self.start_window, round(self.preroll * RATE / FRAME))
                 self._before = np.concatenate(frames[:-used]) if len(frames) > used else np.zeros(0, np.float32)
@@ -253,6 +303,10 @@ class Endpointer:
         self._speech_levels.append(self._levels[-1])
         if self.on_audio is not None:
             self.on_audio(frame, False)
+        if self._candidate is not None:
+            self._since_onset += 1
+            if self._since_onset >= round(self.onset_seconds * RATE / FRAME):
+                self._continue_or_not()
         self._silent_frames = 0 if speech else self._silent_frames + 1
         if speech:
             self._prepared = None
@@ -262,7 +316,7 @@ class Endpointer:
                 and self.complete is not None and length < self.ahead_within
                 and self.early_look <= silence < self.short_hangover
                 and self.complete()):
-            self._prepared, self._ahead = self._closed_early(length), self._ahead + 1
+            self._prepared, self._ahead = self._closed_early(length, t), self._ahead + 1
             self.prepare(self._prepared)
         early = (silence < self.hangover and length < self.max_seconds and silence >= self.short_hangover
                  and self.complete is not None and self.complete())
@@ -270,22 +324,51 @@ class Endpointer:
             if early and self._prepared is not None:
                 utterance = self._prepared
             elif early:
-                utterance = self._closed_early(length)
-            else:
+                utterance = self._closed_early(length, t)
+            if early and utterance.provisional_until is not None:
+                self._closed = (utterance.provisional_until, list(self._speech), list(self._speech_levels),
+                                self._speech_start, self._before, self._room, self._continued)
+            if not early:
                 utterance = Utterance(np.concatenate(self._speech), self._speech_start, self._speech_start + length,
-                                      self._before, self._rise())
+                                      self._before, self._rise(), continued=self._continued)
             self._speech, self._prepared, self._ahead = None, None, 0
             if self.on_end is not None:
                 self.on_end()
             return utterance
         return None
 
-    def _closed_early(self, length: float) -> Utterance:
-        """The open utterance as an early close returns it: padded with the room's background up to the long
-        hangover's length (``pad``)."""
+    def _continue_or_not(self) -> None:
+        """``onset_seconds`` into an utterance that began while one closed early was provisional: if its onset is as
+        loud as that one, that one goes on, with the audio between them (``provisional``)."""
+        assert self._candidate is not None and self._speech is not None
+        _, frames, levels, start, before, room, continued = self._candidate
+        self._candidate = None
+        onset = self._since_onset + self.start_window
+        if not levels or max(self._speech_levels[-onset:]) < float(np.percentile(levels, 95)) - self.continue_margin:
+            return
+        if self.may_continue is not None and not self.may_continue(self._speech_start, self._t or 0.0):
+            return
+        gap = self._before[len(self._before) - (len(self._before) // FRAME) * FRAME:]
+        self._speech = frames + list(gap.reshape(-1, FRAME)) + self._speech
+        self._speech_levels = levels + [rms_db(f) for f in gap.reshape(-1, FRAME)] + self._speech_levels
+        self._speech_start, self._before, self._room = start, before, room
+        self._prepared, self._ahead, self._continued = None, 0, continued + 1
+        if self.on_continue is not None:
+            self.on_continue(start, self._continued)
+        if self.on_audio is not None:
+            self.on_audio(np.concatenate(self._speech), True)
+
+    def _closed_early(self, length: float, t: float) -> Utterance:
+        """The open utterance as an early close returns it (``t``: the time of this frame, at or before the close):
+        padded with the room's background up to the long hangover's length (``pad``), and provisional until
+        ``provisional`` after the close."""
         assert self._speech is not None
         samples = self.pad(np.concatenate(self._speech), self._silent_frames * FRAME)
-        return Utterance(samples, self._speech_start, self._speech_start + length, self._before, self._rise())
+        closing = t + (max(math.ceil(self.short_hangover * RATE / FRAME - 1e-9), self._silent_frames)
+                       - self._silent_frames + 1) * FRAME / RATE
+        until = closing + self.provisional if self.provisional > 0 else None
+        return Utterance(samples, self._speech_start, self._speech_start + length, self._before, self._rise(), until,
+                         self._continued)
 
     def _room_level(self, frames: int) -> float | None:
         """The median level of the room's first ``frames`` frames of ``_levels`` (None: too little heard)."""
