@@ -629,7 +629,8 @@ class HeardAs(SecondLook):
 def test_a_command_continued_by_what_adds_no_command_of_its_own_stands(tmp_path: Path) -> None:
     """"hostages Dave and Erin", then a burst of babble as loud: the whole, decoded, is no command, and its rejected
     guess is the very command dropped for it. That command stands; a guess of another command does not restore it."""
-    words, burst = trimmed(spoken(tmp_path, "pause")), trimmed(spoken(tmp_path, "Frank and Dave are plotting something"))
+    words = trimmed(spoken(tmp_path, "pause"))
+    burst = trimmed(spoken(tmp_path, "Frank and Dave are plotting something"))
     room, gap = np.zeros(RATE, np.float32), np.zeros(round(0.4 * RATE), np.float32)
     for guess, taken in (("pause", ["start", "appoint", "pause"]), ("time left", ["start", "appoint"])):
         base, _, events = at_round_end()
