@@ -644,8 +644,8 @@ def test_a_command_continued_by_what_adds_no_command_of_its_own_stands(tmp_path:
 
 
 def test_the_moderators_voice_starting_again_does_not_continue_a_players_command() -> None:
-    """A player said "hostages Dave and Erin" over the countdown; "Alice, name 2 hostages" went on after it, and
-    continuing the command into it lost the command (and, after a repeat, a 13-player game's result)."""
+    """The moderator's reply can start within the 0.35 s a command closed early is held: its own voice is not the
+    player going on, so no onset continues a command while the moderator is audible."""
     from types import SimpleNamespace
 
     base, _, _ = at_round_end()

@@ -132,8 +132,8 @@ class Endpointer:
     continues the utterance closed early (before its audio is handed on again)."""
     may_continue: Callable[[float, float], bool] | None = None
     """Asked with an onset's start and the time it is judged, before it continues the utterance closed early: False
-    keeps that one final (the Listener says False while the moderator was audible: its own voice starting again is
-    not the talker going on, and continuing into it lost a game's command, docs/benchmarks/changes.md)."""
+    keeps that one final (the Listener says False while the moderator was audible: its own reply, starting within the
+    provisional time, is not the talker going on)."""
     echo_floor: Callable[[float, float], float] | None = None
     """The level (dB FS) of what is left of the moderator's own voice between two audio times: a frame
     is speech only ``echo_margin`` dB above it too (see ``moderator.audio.echo``)."""
