@@ -204,8 +204,13 @@ class Listener:
         self._continued_from[mic] = (start, times)
         held = self._held[mic]
         if held is not None and held[0].start == start and held[0].continued < times:
-            self._held[mic], self._dropped[mic] = None, held
-            self.withdrawn.append(held[1].text)
+            self._held[mic] = None
+            self._withdraw(mic, *held)
+
+    def _withdraw(self, mic: str | None, utterance: Utterance, heard: Transcript) -> None:
+        """Drop a command heard in the first part of what the talker went on with; the whole may restore it."""
+        self._dropped[mic] = (utterance, heard)
+        self.withdrawn.append(heard.text)
 
     def _not_the_moderator(self, mic: str | None, t0: float, t1: float) -> bool:
         """Whether an onset between ``t0`` and ``t1`` may be the talker going on: not while the moderator was
@@ -237,8 +242,7 @@ class Listener:
         if utterance.provisional_until is not None and self._holds(heard):
             went_on = self._continued_from[mic]
             if went_on is not None and went_on[0] == utterance.start and utterance.continued < went_on[1]:
-                self.withdrawn.append(heard.text)  # the talker went on already (in the same chunk of audio)
-                self._dropped[mic] = (utterance, heard)
+                self._withdraw(mic, utterance, heard)  # the talker went on already (in the same chunk of audio)
             else:
                 self._held[mic] = (utterance, heard)
             return False

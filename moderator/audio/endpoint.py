@@ -62,6 +62,25 @@ class Utterance:
         return self.rise is None or self.rise >= RISE_MIN
 
 
+@dataclass(frozen=True)
+class _Closed:
+    """An utterance closed early, kept while it is provisional (``Endpointer.provisional``): what continuing it
+    needs."""
+
+    until: float
+    """The audio time its provisional time ends (``Utterance.provisional_until``)."""
+    frames: list[np.ndarray]
+    """Its frames, unpadded."""
+    levels: list[float]
+    """Their levels (dB FS)."""
+    start: float
+    before: np.ndarray
+    room: float | None
+    """The room's level before it."""
+    continued: int
+    """``Utterance.continued``."""
+
+
 @dataclass
 class Endpointer:
     """Finds where speech starts and ends.
@@ -175,12 +194,9 @@ class Endpointer:
     _room: float | None = field(default=None, repr=False)
     """The room's median level before the open utterance (None: too little heard)."""
     _speech_levels: list[float] = field(default_factory=list, repr=False)
-    _closed: tuple[float, list[np.ndarray], list[float], float, np.ndarray, float | None, int] | None = \
-        field(default=None, repr=False)
-    """The utterance closed early, while it is provisional: until when, its frames (unpadded) and their levels, its
-    start, the audio before it, the room's level then and how many times it was continued."""
-    _candidate: tuple[float, list[np.ndarray], list[float], float, np.ndarray, float | None, int] | None = \
-        field(default=None, repr=False)
+    _closed: _Closed | None = field(default=None, repr=False)
+    """The utterance closed early, while it is provisional."""
+    _candidate: _Closed | None = field(default=None, repr=False)
     """``_closed``, while the utterance that began in its provisional time is too young to say whether it goes on."""
     _since_onset: int = field(default=0, repr=False)
     _continued: int = field(default=0, repr=False)
@@ -195,9 +211,9 @@ class Endpointer:
     def may_go_on(self, utterance: Utterance) -> bool:
         """Whether ``utterance``, closed early, may still be continued: its provisional time has not passed, or an
         utterance that began in it is too young to say. (Once another began and did not continue it, it is final.)"""
-        for held, judging in ((self._candidate, True), (self._closed, False)):
-            if held is not None and held[3] == utterance.start and held[6] == utterance.continued:
-                return judging or (self._t or 0.0) < held[0]
+        for closed, judging in ((self._candidate, True), (self._closed, False)):
+            if closed is not None and (closed.start, closed.continued) == (utterance.start, utterance.continued):
+                return judging or (self._t or 0.0) < closed.until
         return False
 
     @property
@@ -282,7 +298,7 @@ class Endpointer:
             keep = max(self.start_window, round(max(self.preroll, self.talkover_preroll) * RATE / FRAME))
             while len(self._recent) > keep:
                 self._recent.popleft()
-            if self._closed is not None and t >= self._closed[0]:
+            if self._closed is not None and t >= self._closed.until:
                 self._closed = None  # no longer provisional
             window = list(self._recent)[-self.start_window:]
             if sum(s for _, s in window) >= self.start_frames:
@@ -326,8 +342,8 @@ class Endpointer:
             elif early:
                 utterance = self._closed_early(length, t)
             if early and utterance.provisional_until is not None:
-                self._closed = (utterance.provisional_until, list(self._speech), list(self._speech_levels),
-                                self._speech_start, self._before, self._room, self._continued)
+                self._closed = _Closed(utterance.provisional_until, list(self._speech), list(self._speech_levels),
+                                       self._speech_start, self._before, self._room, self._continued)
             if not early:
                 utterance = Utterance(np.concatenate(self._speech), self._speech_start, self._speech_start + length,
                                       self._before, self._rise(), continued=self._continued)
@@ -340,21 +356,21 @@ class Endpointer:
     def _continue_or_not(self) -> None:
         """``onset_seconds`` into an utterance that began while one closed early was provisional: if its onset is as
         loud as that one, that one goes on, with the audio between them (``provisional``)."""
-        assert self._candidate is not None and self._speech is not None
-        _, frames, levels, start, before, room, continued = self._candidate
-        self._candidate = None
+        closed, self._candidate = self._candidate, None
+        assert closed is not None and self._speech is not None
         onset = self._since_onset + self.start_window
-        if not levels or max(self._speech_levels[-onset:]) < float(np.percentile(levels, 95)) - self.continue_margin:
+        loud = float(np.percentile(closed.levels, 95)) if closed.levels else None
+        if loud is None or max(self._speech_levels[-onset:]) < loud - self.continue_margin:
             return
         if self.may_continue is not None and not self.may_continue(self._speech_start, self._t or 0.0):
             return
         gap = self._before[len(self._before) - (len(self._before) // FRAME) * FRAME:]
-        self._speech = frames + list(gap.reshape(-1, FRAME)) + self._speech
-        self._speech_levels = levels + [rms_db(f) for f in gap.reshape(-1, FRAME)] + self._speech_levels
-        self._speech_start, self._before, self._room = start, before, room
-        self._prepared, self._ahead, self._continued = None, 0, continued + 1
+        self._speech = closed.frames + list(gap.reshape(-1, FRAME)) + self._speech
+        self._speech_levels = closed.levels + [rms_db(f) for f in gap.reshape(-1, FRAME)] + self._speech_levels
+        self._speech_start, self._before, self._room = closed.start, closed.before, closed.room
+        self._prepared, self._ahead, self._continued = None, 0, closed.continued + 1
         if self.on_continue is not None:
-            self.on_continue(start, self._continued)
+            self.on_continue(closed.start, self._continued)
         if self.on_audio is not None:
             self.on_audio(np.concatenate(self._speech), True)
 
