@@ -209,10 +209,12 @@ def recognizers(models: dict[str, Path | None]) -> dict[str, Any]:
 
 def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[Cond], beds: dict[str, np.ndarray],
              *, seed: int = SEED, log: Callable[[str], None] = print,
-             sink: Path | None = None, recs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+             sink: Path | None = None, recs: dict[str, Any] | None = None,
+             hearing: Callable[[int, Item, Cond], None] | None = None) -> list[dict[str, Any]]:
     """One row per model, item and condition: outcome (right / wrong / missed), what was heard, CPU seconds
     (each row also appended to ``sink`` as a JSON line as soon as it is measured); ``recs``, recognizers by name,
-    in place of ``models``' (``benchmarks.replay``)."""
+    in place of ``models``' (``benchmarks.replay``); ``hearing`` is told each item (its index and itself) and
+    condition before the recognizers hear it (``benchmarks.replay``'s oracle)."""
     grammar = basic_grammar()
     recs = recs if recs is not None else recognizers(models)
     rows = []
@@ -221,6 +223,8 @@ def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[
         speech = V.say(item.text, item.voice)
         for cond in conds:
             signal, tail = listen(i, speech, cond, beds, seed)
+            if hearing is not None:
+                hearing(i, item, cond)
             for name, rec in recs.items():
                 rec.expect(grammar, list(item.roster))
                 t = time.process_time()

@@ -3,6 +3,7 @@
 Run:  nice -n 5 .venv/bin/python -m benchmarks.replay record FILE.json [--split dev|test] [--commands N]
           [--groups G ...] [--conds LABEL ...]
       nice -n 5 .venv/bin/python -m benchmarks.replay replay FILE.json [--set NAME=VALUE ...] [--rows OUT.jsonl]
+          [--oracle OUT.jsonl]
 
 ``record`` runs ``benchmarks.adaptation``'s commands through ``auto+whisper`` (pocketsphinx auto, Whisper's second
 opinion: ``moderator.adapters.asr_whisper.SecondOpinion``) and keeps, for every utterance the endpointer closes,
@@ -12,7 +13,9 @@ opinion the recorded transcripts in place of pocketsphinx: a change on Whisper's
 measured for Whisper's time alone, about a third of the run. ``--set NAME=VALUE`` sets a constant of
 ``moderator.adapters.asr_whisper`` first (``--set DECODED_LISTS=8``). It prints the right (wrong) counts per
 condition, the recorded ones beside them, and every command whose outcome changed; on the recorded code the two
-agree, which is the check that a replay is the run it stands for.
+agree, which is the check that a replay is the run it stands for. ``--oracle`` also weighs the command that was
+said against each utterance, as the weighing weighs the commands it finds (``Oracle``): a command whose said form
+does not clear the weighing's bars is beyond any change to what is weighed.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ class Recorded:
     def __init__(self, first: Any, book: dict[str, list[Any]]) -> None:
         self.first, self.book = first, book
         self._expected = ""
+        #: The transcript given last (the oracle's hints).
+        self.last = Transcript("", 0.0)
 
     @property
     def chosen(self) -> str:
@@ -61,9 +66,11 @@ class Recorded:
                 raise SystemExit("an utterance that is not in the recording: the voices, noises or endpointer "
                                  "have changed since it was made; record it again")
             text, confidence, guess = self.book[key]
-            return Transcript(text, confidence, guess=guess)
+            self.last = Transcript(text, confidence, guess=guess)
+            return self.last
         heard = self.first.recognize(samples, rate)
         self.book[key] = [heard.text, heard.confidence, heard.guess]
+        self.last = heard
         return heard
 
     def fork(self) -> Recorded:
@@ -72,6 +79,73 @@ class Recorded:
     def close(self) -> None:
         if self.first is not None:
             self.first.close()
+
+
+class Oracle:
+    """What the weighing could reach (``replay --oracle``): for each utterance Whisper heard, the command that was
+    said, weighed against it as the weighing weighs (``FasterWhisper.weigh``, ``weigh_silent``, ``word_scores``),
+    and whether the commands the weighing weighs (``Grammar.nearest`` of both recognizers' words, ``WEIGHED`` of
+    them; the decoded lists and names not counted) held it. A command not right whose said form clears the
+    weighing's three bars (``WEIGH_LEAST``, ``WEIGH_EVIDENCE`` over silence, at most ``WEIGH_BEHIND`` under
+    Whisper's own words) was lost to what was weighed or to the other rules; one whose said form does not is
+    beyond the weighing as it stands, whatever it weighs."""
+
+    def __init__(self, opinion: Any, first: Recorded) -> None:
+        self.opinion, self.first = opinion, first
+        self.name = opinion.name
+        self.lines: list[dict[str, Any]] = []
+        self._now: tuple[int, A.Item, A.Cond] | None = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.opinion, attribute)
+
+    def hearing(self, index: int, item: A.Item, cond: A.Cond) -> None:
+        self._now = (index, item, cond)
+
+    def expect(self, grammar: Any, roster: Sequence[str], intents: Sequence[str] | None = None) -> None:
+        self.opinion.expect(grammar, roster, intents)
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        from moderator.adapters import asr_whisper as W
+
+        out = self.opinion.recognize(samples, rate)
+        if self._now is None or self.opinion.over_the_moderator:
+            return out
+        index, item, cond = self._now
+        second = self.opinion.second
+        heard = second._hear(samples, rate)  # the utterance just heard: no decode again
+        said = W._written(item.text)
+        score = second.model.weigh(heard, [said])[0]
+        evidence = score - second.model.weigh_silent(heard, said)
+        hints = [self.first.last.text, self.first.last.guess, heard.text]
+        near = any(parsed.intent == item.intent and parsed.slots == item.slots
+                   for _, parsed in second.grammar.nearest(hints, second.roster, second.intents, most=W.WEIGHED))
+        self.lines.append({
+            "i": index, "cond": cond.label, "voice": item.voice, "text": item.text, "heard": out.text,
+            "pocketsphinx": self.first.last.text, "guess": self.first.last.guess, "whisper": heard.text,
+            "whisper_logprob": round(heard.logprob, 3), "said_logprob": round(float(score), 3),
+            "evidence": round(float(evidence), 3),
+            "words": [round(float(audio), 2) for audio, _ in second.model.word_scores(heard, said)],
+            "weighed": near,
+            "clears": bool(score >= W.WEIGH_LEAST and evidence >= W.WEIGH_EVIDENCE
+                           and score >= heard.logprob - W.WEIGH_BEHIND)})
+        return out
+
+    def summary(self, rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
+        """Per condition: the commands not right, those with an utterance whose said form clears the bars, and
+        those of them the weighing weighed."""
+        lines: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        for line in self.lines:
+            lines.setdefault((line["i"], line["cond"]), []).append(line)
+        out: dict[str, tuple[int, int, int]] = {}
+        for row in rows:
+            if row["outcome"] == "right":
+                continue
+            heard = lines.get((row["i"], row["cond"]), [])
+            clears = [line for line in heard if line["clears"]]
+            missed, reach, weighed = out.get(row["cond"], (0, 0, 0))
+            out[row["cond"]] = (missed + 1, reach + bool(clears), weighed + any(line["weighed"] for line in clears))
+        return out
 
 
 def _items(split: str, commands: int | None, groups: Sequence[str] | None,
@@ -95,15 +169,25 @@ def _conds(split: str, labels: Sequence[str] | None) -> tuple[A.Cond, ...]:
 
 
 def _run(first: Any, book: dict[str, list[Any]], split: str, commands: int | None, groups: Sequence[str] | None,
-         labels: Sequence[str], sink: Path | None = None) -> list[dict[str, Any]]:
+         labels: Sequence[str], sink: Path | None = None,
+         oracle: list[Oracle] | None = None) -> list[dict[str, Any]]:
+    """The commands of the split in the conditions ``labels``, heard by pocketsphinx (``first``, or the transcripts
+    of ``book``) and Whisper's second opinion; with ``oracle`` (a list), through an ``Oracle``, put in it."""
     from moderator.adapters.asr_whisper import SecondOpinion, WhisperRecognizer
 
     conds = _conds(split, labels)
     items, beds, seed = _items(split, commands, groups, any(c.kind in ("babble", "music") for c in conds))
-    recs = {"agree": SecondOpinion(Recorded(first, book), WhisperRecognizer())}
+    recorded = Recorded(first, book)
+    opinion: Any = SecondOpinion(recorded, WhisperRecognizer())
+    hearing = None
+    if oracle is not None:
+        opinion = Oracle(opinion, recorded)
+        oracle.append(opinion)
+        hearing = opinion.hearing
     log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)  # noqa: E731
     log(f"{len(items)} commands x {len(labels)} conditions")
-    return A.evaluate({}, items, conds, beds, seed=seed, log=log, sink=sink, recs=recs)
+    return A.evaluate({}, items, conds, beds, seed=seed, log=log, sink=sink, recs={"agree": opinion},
+                      hearing=hearing)
 
 
 def _counts(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
@@ -131,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE",
                      help="a constant of moderator.adapters.asr_whisper, set first (a Python literal)")
     rep.add_argument("--rows", type=Path, default=None, help="write the replayed rows here (JSON lines)")
+    rep.add_argument("--oracle", type=Path, default=None, metavar="OUT.jsonl",
+                     help="also weigh the command said against each utterance, as the weighing weighs, write a line "
+                     "per utterance here, and say how many commands not right it could have taken (Oracle)")
     args = parser.parse_args(argv)
     if args.what == "record":
         book: dict[str, list[Any]] = {}
@@ -151,8 +238,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"moderator.adapters.asr_whisper has no {name}")
         setattr(asr_whisper, name, ast.literal_eval(value))
     recording = json.loads(args.file.read_text())
+    oracle: list[Oracle] | None = [] if args.oracle else None
     rows = _run(None, recording["book"], recording["split"], recording["commands"], recording["groups"],
-                recording["conds"], args.rows)
+                recording["conds"], args.rows, oracle)
     before, after = _counts(recording["rows"]), _counts(rows)
     for cond, (right, wrong, n) in after.items():
         was = before.get(cond, (0, 0, 0))
@@ -161,6 +249,11 @@ def main(argv: list[str] | None = None) -> int:
         if old["outcome"] != new["outcome"] or old["heard"] != new["heard"]:
             print(f"  {new['cond']} | {new['voice']} | {new['text']!r}: {old['outcome']} {old['heard']!r} -> "
                   f"{new['outcome']} {new['heard']!r}")
+    if oracle:
+        args.oracle.write_text("".join(json.dumps(line) + "\n" for line in oracle[0].lines))
+        for cond, (missed, reach, weighed) in oracle[0].summary(rows).items():
+            print(f"oracle, {cond}: {missed} not right; the said command clears the weighing's bars for {reach} "
+                  f"of them, {weighed} of those among the commands weighed")
     return 0
 
 

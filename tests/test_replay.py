@@ -30,6 +30,17 @@ def test_a_replay_gives_back_every_recorded_outcome_and_refuses_audio_it_has_not
     assert " -> " not in printed, "no outcome changed"
     replayed = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
     assert [(r["outcome"], r["heard"]) for r in replayed] == [(r["outcome"], r["heard"]) for r in kept["rows"]]
+    # The oracle: a line per utterance Whisper heard, the command said weighed against it; a command heard right was
+    # among those weighed (a recognizer's words parse as it), and the summary counts the commands not right.
+    capsys.readouterr()
+    assert replay.main(["replay", str(recording), "--oracle", str(tmp_path / "oracle.jsonl")]) == 0
+    lines = [json.loads(line) for line in (tmp_path / "oracle.jsonl").read_text().splitlines()]
+    assert {line["i"] for line in lines} == {0, 1, 2}
+    assert all(line["said_logprob"] <= 0 and len(line["words"]) == len(line["text"].split()) for line in lines)
+    for row in kept["rows"]:
+        if row["outcome"] == "right":
+            assert any(line["weighed"] for line in lines if line["i"] == row["i"]), row
+    assert f"oracle, clean + hiss: {3 - right} not right" in capsys.readouterr().out or right == 3
     # A constant of Whisper's side, set for the replay; a name it does not have is refused.
     monkeypatch.setattr(W, "DECODED_LISTS", W.DECODED_LISTS)
     assert replay.main(["replay", str(recording), "--set", "DECODED_LISTS=0"]) == 0 and W.DECODED_LISTS == 0
@@ -40,3 +51,17 @@ def test_a_replay_gives_back_every_recorded_outcome_and_refuses_audio_it_has_not
     recording.write_text(json.dumps(kept))
     with pytest.raises(SystemExit, match="record it again"):
         replay.main(["replay", str(recording)])
+
+
+def test_the_oracle_counts_a_command_not_right_as_within_reach_when_an_utterance_of_it_clears_the_bars() -> None:
+    rows = [{"i": 0, "cond": "c", "outcome": "right"}, {"i": 1, "cond": "c", "outcome": "missed"},
+            {"i": 2, "cond": "c", "outcome": "wrong"}, {"i": 3, "cond": "c", "outcome": "missed"},
+            {"i": 1, "cond": "d", "outcome": "missed"}]
+    oracle = replay.Oracle.__new__(replay.Oracle)
+    oracle.lines = [{"i": 0, "cond": "c", "clears": True, "weighed": True},
+                    {"i": 1, "cond": "c", "clears": False, "weighed": True},
+                    {"i": 1, "cond": "c", "clears": True, "weighed": False},  # a second utterance of the same command
+                    {"i": 2, "cond": "c", "clears": True, "weighed": True},
+                    {"i": 1, "cond": "d", "clears": False, "weighed": False}]
+    # c: three not right (1, 2, 3); 1 and 2 within reach, only 2 among the commands weighed; 3 never heard by Whisper.
+    assert oracle.summary(rows) == {"c": (3, 2, 1), "d": (1, 0, 0)}
