@@ -84,10 +84,9 @@ class Recorded:
 class Oracle:
     """What the weighing could reach (``replay --oracle``): for each utterance Whisper heard, the command that was
     said, weighed against it as the weighing weighs (``FasterWhisper.weigh``, ``weigh_silent``, ``word_scores``),
-    and whether the commands the weighing weighs (``Grammar.nearest`` of both recognizers' words, ``WEIGHED`` of
-    them; the decoded lists and names not counted) held it. A command not right whose said form clears the
-    weighing's three bars (``WEIGH_LEAST``, ``WEIGH_EVIDENCE`` over silence, at most ``WEIGH_BEHIND`` under
-    Whisper's own words) was lost to what was weighed or to the other rules; one whose said form does not is
+    and whether the commands the weighing weighs first (``WhisperRecognizer.candidates``; the decoded lists and
+    names not counted) held it. A command not right whose said form clears the weighing's three bars
+    (``clears_bars``) was lost to what was weighed or to the other rules; one whose said form does not is
     beyond the weighing as it stands, whatever it weighs."""
 
     def __init__(self, opinion: Any, first: Recorded) -> None:
@@ -116,19 +115,17 @@ class Oracle:
         heard = second._hear(samples, rate)  # the utterance just heard: no decode again
         said = W._written(item.text)
         score = second.model.weigh(heard, [said])[0]
-        evidence = score - second.model.weigh_silent(heard, said)
-        hints = [self.first.last.text, self.first.last.guess, heard.text]
+        silence = second.model.weigh_silent(heard, said)
         near = any(parsed.intent == item.intent and parsed.slots == item.slots
-                   for _, parsed in second.grammar.nearest(hints, second.roster, second.intents, most=W.WEIGHED))
+                   for _, parsed in second.candidates([self.first.last.text, self.first.last.guess]))
         self.lines.append({
             "i": index, "cond": cond.label, "voice": item.voice, "text": item.text, "heard": out.text,
             "pocketsphinx": self.first.last.text, "guess": self.first.last.guess, "whisper": heard.text,
             "whisper_logprob": round(heard.logprob, 3), "said_logprob": round(float(score), 3),
-            "evidence": round(float(evidence), 3),
+            "evidence": round(float(score - silence), 3),
             "words": [round(float(audio), 2) for audio, _ in second.model.word_scores(heard, said)],
             "weighed": near,
-            "clears": bool(score >= W.WEIGH_LEAST and evidence >= W.WEIGH_EVIDENCE
-                           and score >= heard.logprob - W.WEIGH_BEHIND)})
+            "clears": W.clears_bars(score, heard.logprob, lambda: silence)})
         return out
 
     def summary(self, rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:

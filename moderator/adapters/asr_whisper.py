@@ -409,6 +409,18 @@ def _short_and_bare(text: str, parsed: Parsed) -> bool:
     return not parsed.slots and len(_words(text)) < SHORT_COMMAND
 
 
+def clears_bars(said: float, own: float, silence: Callable[[], float], *, evidence: float | None = None,
+                behind: float | None = None) -> bool:
+    """Whether a command that scores ``said`` against an utterance (mean token log-probability) clears the
+    weighing's three bars: ``WEIGH_LEAST`` or more, at most ``behind`` (default ``WEIGH_BEHIND``) under Whisper's own
+    words (``own``), and ``evidence`` (default ``WEIGH_EVIDENCE``) over its score after a second of silence
+    (``silence``, asked last: it costs a decoder pass). The defaults are read when asked (``benchmarks.replay``
+    sets them)."""
+    evidence = WEIGH_EVIDENCE if evidence is None else evidence
+    behind = WEIGH_BEHIND if behind is None else behind
+    return said >= WEIGH_LEAST and said >= own - behind and said - silence() >= evidence
+
+
 def _heard(audio: float, silence: float, evidence: float = EVIDENCE) -> bool:
     """Whether a word's log-probability against the audio, and after a second of silence, say the audio has it:
     ``evidence`` likelier than after silence, or ``WORD_LIKELY`` or more in its own right."""
@@ -645,9 +657,7 @@ class WhisperRecognizer:
         if self.grammar is None or self._last is None or not self._last[1].text:
             return Transcript("", 0.0 if self._last is None else self._last[1].certainty)  # no speech, no command
         heard = self._last[1]
-        options = [(text, parsed) for text, parsed in
-                   self.grammar.nearest([*hints, heard.text], self.roster, self.intents, most=WEIGHED)
-                   if not _repeats_a_name(parsed)]
+        options = self.candidates(hints)
         if not options:
             return Transcript("", heard.certainty)
         hinted = {_words(hint) for hint in hints if hint}
@@ -668,6 +678,14 @@ class WhisperRecognizer:
                 taken = self._taken(heard, hinted, [*options, *named], [*weights, *more])
         return taken if taken is not None else Transcript("", heard.certainty)
 
+    def candidates(self, hints: Sequence[str]) -> list[tuple[str, Parsed]]:
+        """The commands ``weigh`` weighs first for the last utterance: the phase's nearest (``Grammar.nearest``,
+        ``WEIGHED`` of them) to ``hints`` and Whisper's own words, none that names a player twice."""
+        assert self.grammar is not None and self._last is not None
+        return [(text, parsed) for text, parsed in
+                self.grammar.nearest([*hints, self._last[1].text], self.roster, self.intents, most=WEIGHED)
+                if not _repeats_a_name(parsed)]
+
     def _taken(self, heard: Heard, hinted: set[str], options: Sequence[tuple[str, Parsed]],
                weights: Sequence[float]) -> Transcript | None:
         """The likeliest of the commands ``options`` (by ``weights``, against the utterance ``heard``) if it clears
@@ -676,8 +694,8 @@ class WhisperRecognizer:
         said, text, parsed = max(zip(weights, *zip(*options, strict=True), strict=True), key=lambda w: w[0])
         agreed = _words(text) in hinted and self._named() <= set(names_said(parsed.slots))
         evidence, behind = (AGREED_EVIDENCE, AGREED_BEHIND) if agreed else (WEIGH_EVIDENCE, WEIGH_BEHIND)
-        if (said >= WEIGH_LEAST and said >= heard.logprob - behind
-                and said - self.model.weigh_silent(heard, _written(text)) >= evidence
+        if (clears_bars(said, heard.logprob, lambda: self.model.weigh_silent(heard, _written(text)),
+                        evidence=evidence, behind=behind)
                 and not self._talks_on(text) and self._each_likely(heard, text, parsed)
                 and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
             return Transcript(_words(text), float(np.exp(said)))
