@@ -755,6 +755,38 @@ def test_a_list_among_what_was_weighed_takes_the_decode_from_a_likelier_command_
     assert [prefix for prefix, _, _ in model.continued_with] == ["Hostages"], "one decode: the list's"
 
 
+def test_a_command_kept_by_the_check_takes_the_name_whisper_writes_where_only_a_name_may_be(grammar: Any) -> None:
+    # The test split at 12 dB (flite kal): "Emma refuses leadership" heard by pocketsphinx as "liam refuses
+    # leadership", written by Whisper "Ember of fused with leadership." (no name, unsure: the command is kept).
+    # Made to write a name there, Whisper writes Emma, and the command with her is far likelier (-1.4 against -5.3).
+    writes = {"": [" Alice.", " Bob."]}
+    both = checked("carol refuses leadership", "Ember of fused with leadership.", 0.2, grammar, continues=writes,
+                   likely={"Carol refuses leadership.": -3.3, "Alice refuses leadership.": -1.4,
+                           "Bob refuses leadership.": -2.9})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "alice refuses leadership" and both.chosen == "whisper" and not both.vetoed
+    ((prefix, words, _),) = both.second.model.continued_with  # type: ignore[attr-defined]
+    assert prefix == "" and set(words) == set(ROSTER), "the room's names alone, where the name is"
+
+
+@pytest.mark.parametrize(("whisper_writes", "carol", "alice", "rename"), [
+    ("Ember of fused with leadership.", -1.8, -1.8 + W.RENAME_MARGIN - 0.1, True),  # not likelier enough
+    ("Ember of fused with leadership.", -2.9, W.WEIGH_LEAST - 0.1, True),  # likelier, but not likely
+    ("Ember of fused with leadership.", -3.3, -1.4, False),  # the rule off
+    ("Carol fused with leadership.", -3.3, -1.4, True),  # Whisper wrote the name heard: no decode
+])
+def test_a_command_kept_by_the_check_keeps_its_name_unless_another_is_likelier_and_likely(
+        grammar: Any, monkeypatch: pytest.MonkeyPatch, whisper_writes: str, carol: float, alice: float,
+        rename: bool) -> None:
+    monkeypatch.setattr(W, "RENAME", rename)
+    both = checked("carol refuses leadership", whisper_writes, 0.2, grammar, continues={"": [" Alice."]},
+                   likely={"Carol refuses leadership.": carol, "Alice refuses leadership.": alice})
+    assert both.recognize(np.zeros(16000, np.float32), 16000).text == "carol refuses leadership"
+    assert both.chosen == "stub"
+    if not rename or "Carol" in whisper_writes:
+        assert both.second.model.continued_with == []  # type: ignore[attr-defined]
+
+
 def test_with_one_name_decoded_off_whisper_writes_no_name(grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(W, "DECODED_NAME", False)
     both = checked("", "Pass the crisps.", 0.6, grammar, likely={"Pause.": -2.5}, first_guess="pause",
