@@ -43,6 +43,13 @@ TALKED_OVER_CONFIDENCE = 0.45
 #: "Sorry, say that again" is said at most once in a row per microphone; after this long without a
 #: command it may be said again.
 PARDON_AGAIN_AFTER = 20.0
+#: An utterance that stands less than this many dB above the room before it (``Utterance.rise``) was said in a
+#: room too loud to hear it well: its "sorry, say that again" asks the player to come closer to the microphone
+#: (``pardon.loud``; each halving of the distance gains about 6 dB). On the dev split's commands (2026-11-28,
+#: ``python -m benchmarks.room_rise``), each utterance's rise, 5th to 95th percentile: clean over hiss 38.5-46.2 dB,
+#: babble at 18 dB peak-frame SNR 19.3-23.5, at 12 dB 14.0-18.6, at 6 dB 8.8-12.9, music at 12 dB 11.1-20.6. With
+#: Whisper's second opinion the test split's commands are heard 80% of the time at 12 dB and 35% at 6 dB.
+LOUD_RISE = 14.0
 #: A command naming someone and heard with less confidence than this is decoded again with every name of the
 #: game, to hear a name of the other room as said (``Loop._other_room``).
 WIDER_BELOW = 0.9
@@ -197,7 +204,7 @@ class Listener:
         if not at_once and self.endpointers[mic].may_go_on(held[0]):
             return
         self._held[mic] = None
-        self.understood(mic, held[1], held[0].end)
+        self.understood(mic, held[1], held[0].end, held[0].rise)
 
     def _continued(self, mic: str | None, start: float, times: int) -> None:
         """The talker went on after an utterance closed early: its held command, if any, was a pause in talk."""
@@ -246,7 +253,7 @@ class Listener:
             else:
                 self._held[mic] = (utterance, heard)
             return False
-        return self.understood(mic, heard, utterance.end)
+        return self.understood(mic, heard, utterance.end, utterance.rise)
 
     def _restored(self, mic: str | None, utterance: Utterance, heard: Transcript) -> Transcript:
         """``heard``, or the command dropped when the talker went on after it, where the whole utterance is no
@@ -397,14 +404,16 @@ class Listener:
                 recognizer.ahead = False
         self._ahead[mic] = (utterance, self._expecting[mic], heard)
 
-    def understood(self, mic: str | None, heard: Transcript, t: float) -> bool:
-        """Act on a transcript: a command goes to the engine; a doubtful one gets "sorry" at most once."""
+    def understood(self, mic: str | None, heard: Transcript, t: float, rise: float | None = None) -> bool:
+        """Act on a transcript: a command goes to the engine; a doubtful one gets "sorry" at most once (asking for
+        the microphone to be nearer when its utterance stood only ``rise`` dB above a loud room, ``LOUD_RISE``)."""
         players = self.engine.state.players
+        loud = rise is not None and rise < LOUD_RISE
         if (answer := self._guessed_answer(heard)) is not None:
             return self._act(mic, answer)
         if not heard.text:
             if heard.confidence >= UNSURE:
-                self._pardon(mic, t)
+                self._pardon(mic, t, loud=loud)
             return False
         parsed = self.grammar.parse(heard.text, players)
         if isinstance(parsed, Parsed):
@@ -413,7 +422,7 @@ class Listener:
         reason = parsed.reason if addressed else "it did not start with the wake word"
         self.engine.emit(Rejected(mic or "both", heard.text, reason, "refuse.parse", None))
         if addressed:
-            self._pardon(mic, t)
+            self._pardon(mic, t, loud=loud)
         return False
 
     def _act(self, mic: str | None, parsed: Parsed) -> bool:
@@ -433,12 +442,14 @@ class Listener:
             return True, " ".join(words[len(self.wake_word) :])
         return False, " ".join(words)
 
-    def _pardon(self, mic: str | None, t: float) -> None:
+    def _pardon(self, mic: str | None, t: float, *, loud: bool = False) -> None:
+        """ "Sorry, say that again" (the announcement ``pardon``; in a loud room, worded to bring the player
+        nearer the microphone), at most once in a row per microphone."""
         last = self._pardoned.get(mic)
         if last is not None and t - last < PARDON_AGAIN_AFTER:
             return
         self._pardoned[mic] = t
-        self.engine.say(mic or "both", "pardon")
+        self.engine.say(mic or "both", "pardon", self.engine.text("pardon.loud" if loud else "pardon"))
 
     def listen_for_current_phase(self, mic: str | None) -> None:
         """Tell ``mic``'s recognizer what can be said now: the phase's commands, the room's names, and no

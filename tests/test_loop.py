@@ -16,7 +16,7 @@ from moderator.audio.clip import Clip
 from moderator.audio.echo import ECHO_TAIL, EchoPath
 from moderator.audio.endpoint import FRAME, RATE, RISE_MIN, Endpointer, Utterance, webrtc_classifier
 from moderator.audio.reference import PlayedAudio
-from moderator.loop import ANSWER_CONFIDENCE, PARDON_AGAIN_AFTER, TALKED_OVER_CONFIDENCE, UNSURE, Listener
+from moderator.loop import ANSWER_CONFIDENCE, LOUD_RISE, PARDON_AGAIN_AFTER, TALKED_OVER_CONFIDENCE, UNSURE, Listener
 from moderator.ports import LooksTwice, Transcript
 
 #: The endpointer's hangovers and look-ahead, as the product sets them.
@@ -134,6 +134,21 @@ def test_a_doubtful_utterance_gets_sorry_once_and_chatter_gets_nothing() -> None
     assert len(pardons()) == 3, "after a command gets through, the next doubt is asked about again"
     listener.understood("A", Transcript("", 0.49), 6.0 + PARDON_AGAIN_AFTER)
     assert len(pardons()) == 4, "and again after a while"
+
+
+def test_sorry_asks_for_the_microphone_to_be_nearer_when_the_utterance_barely_stood_above_a_loud_room() -> None:
+    listener, rec, events = at_round_end()
+    rec.texts = ["start the the", "start the the"]
+    pardons = lambda: [e for e in events if e.get("key") == "pardon"]  # noqa: E731
+    # Babble at 6 dB peak-frame SNR: the command stands about 11 dB above the room. The key is still "pardon".
+    assert not listener.hear("A", Utterance(np.zeros(RATE, np.float32), 1.0, 2.0, rise=LOUD_RISE - 3.0))
+    assert not listener.hear("B", Utterance(np.zeros(RATE, np.float32), 1.0, 2.0, rise=LOUD_RISE + 3.0))
+    loud, quiet = pardons()
+    assert loud["room"] == "A" and "microphone" in loud["text"] and loud["text"] != quiet["text"]
+    assert quiet["room"] == "B" and quiet["text"] == listener.engine.text("pardon")
+    # Where the endpointer could not say how loud the room was, the plain wording.
+    listener.understood("A", Transcript("", 0.49), 1.0 + PARDON_AGAIN_AFTER, None)
+    assert pardons()[-1]["text"] == listener.engine.text("pardon")
 
 
 def test_with_a_wake_word_only_addressed_commands_count() -> None:
