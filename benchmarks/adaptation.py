@@ -3,6 +3,7 @@ and voice group, and word error rate on human recordings.
 
 Run:  nice -n 10 .venv/bin/python -m benchmarks.adaptation [--split test|dev] [--per-template N] [--model PATH]
       [--out FILE] [--models NAME=PATH ...] [--conds LABEL ...] [--commands N] [--rows FILE.jsonl] [--report-only]
+      [--human-only]
 
 ``--commands N`` takes the first N commands of the seeded order (each said once per group), so a short run is a
 random sample, and the same one for any N' > N; ``--conds`` keeps only some conditions (the noise of each one is
@@ -18,8 +19,11 @@ the same as in a run of all of them); ``--models`` compares several adapted mode
 - Human speech: Debian's ``pocketsphinx-testdata`` recordings that have transcripts, decoded with the general
   language model (en-us.lm.bin and cmudict); word error rate for both models, as recorded, in the test babble at
   18 dB peak-frame SNR (``HUMAN_SNR``), and over steady white, pink and brown floors at 18 dB (``FLOOR_SNR``), with
-  the floor around the words (``over_steady_floors``: where auto gives the original model). A model trained on synthetic
-  voices can gain on all of them and lose on people: the continuous recipe did (docs/benchmarks/changes.md).
+  the floor around the words (``over_steady_floors``: where auto gives the original model); and as the game hears
+  them (``as_the_game_hears``: after 8 s of the room, endpointed, each utterance decoded on its own, auto choosing by
+  the room before it), in a quiet room and in the test babble. A model trained on synthetic voices can gain on all
+  of them and lose on people: the continuous recipe did (docs/benchmarks/changes.md). ``--human-only`` measures the
+  human recordings alone (about 8 minutes), into docs/benchmarks/human-speech.md.
 
 The DEV set (``dev_choice``, used by scripts/build_party_model.py to choose tau) is built the same way from the
 dev voices, the dev roster and dev babble and music; the test set is never used to choose anything. ``--split dev``
@@ -404,6 +408,49 @@ def over_steady_floors(data: list[tuple[str, np.ndarray, str]], snr: float = FLO
     return out
 
 
+#: ``as_the_game_hears``: seconds of the room heard before each reading (the endpointer's median needs 1 s of it,
+#: ``Endpointer.room_min``; in a game the room is heard all along) and after it.
+ROOM_AROUND = 8.0
+HEARD_SEED = 77
+#: Draws of the babble (each its own stretch of the bed for every recording) that the human recordings are heard in
+#: as the game hears them: one draw's word errors move by about ten (docs/benchmarks/changes.md).
+HEARD_DRAWS = 3
+
+#: A recording as the game hears it: the utterances the endpointer made of it, each with its rise above the room
+#: before it (``Utterance.rise``).
+Pieces = list[tuple[np.ndarray, float | None]]
+
+
+def as_the_game_hears(data: list[tuple[str, np.ndarray, str]], bed: np.ndarray | None = None,
+                      snr: float = HUMAN_SNR, draw: int = 0) -> list[tuple[str, Pieces, str]]:
+    """``data`` (``human_set``) as the game's listener hears it: each recording said as a line of the voice tests
+    (``as_said``) after ``ROOM_AROUND`` seconds of the room and before as many, over the -60 dBFS microphone floor,
+    with ``bed`` (babble) at ``snr`` dB peak-frame SNR when given; then endpointed as the game endpoints (the
+    utterances that stand out from the room and overlap the words). Unlike the recordings cut at their words, each
+    utterance has the room before it, so auto chooses its model as in a game (``ByNoiseLevel.room_rise``).
+    ``draw`` seeds the floor and the stretch of ``bed``; a draw past the first is named "<recording> (draw N)"."""
+    from benchmarks.acceptance import CHUNK
+    from moderator.audio.endpoint import Endpointer, webrtc_classifier
+
+    around, step = round(ROOM_AROUND * RATE), round(CHUNK * RATE)
+    out = []
+    for k, (name, samples, text) in enumerate(data):
+        rng = np.random.default_rng([HEARD_SEED, k] + ([draw] if draw else []))
+        said = as_said(samples)
+        stream = np.concatenate([np.zeros(around, np.float32), said, np.zeros(around, np.float32)])
+        stream = stream + hiss(len(stream), HISS_DBFS, rng)
+        if bed is not None:
+            noise = noise_for(bed, len(stream), rng)
+            stream = stream + noise * noise_gain(samples, noise[around : around + len(said)], snr, peak=True)
+        words = ((around + round(LEAD_IN * RATE)) / RATE, (around + round(LEAD_IN * RATE) + len(samples)) / RATE)
+        endpointer = Endpointer(webrtc_classifier())
+        pieces = [(u.samples, u.rise) for i in range(0, len(stream), step)
+                  for u in endpointer.feed(stream[i : i + step], i / RATE)
+                  if u.stands_out and u.start < words[1] and u.end > words[0]]
+        out.append((f"{name} (draw {draw})" if draw else name, pieces, text))
+    return out
+
+
 def decoded(decoder: Any, samples: np.ndarray) -> str:
     """What a pocketsphinx ``decoder`` hears in ``samples`` (16 kHz floats) decoded as one whole utterance: its best
     hypothesis, or "" for none."""
@@ -414,9 +461,12 @@ def decoded(decoder: Any, samples: np.ndarray) -> str:
     return hyp.hypstr if hyp else ""
 
 
-def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, str]] | None = None) -> dict[str, Any]:
+def human_wer(models: dict[str, Path | None],
+              data: Sequence[tuple[str, np.ndarray | Pieces, str]] | None = None) -> dict[str, Any]:
     """Word error rate of each model on the human recordings (``data``, default ``human_set()``), with the general
-    language model."""
+    language model. A recording is one utterance, or the utterances the game heard in it (``as_the_game_hears``):
+    each decoded on its own, the words of all of them against the transcript; auto chooses a model for each, by the
+    room before it where that is known."""
     import pocketsphinx
 
     from moderator.acoustic import acoustic_model
@@ -437,17 +487,28 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
     for name, path in models.items():
         errors = words = 0
         files = []
-        for fid, samples, ref in data:
-            # auto: the model ByNoiseLevel would choose for this recording heard as one utterance
-            chosen = path
-            if path in BY_LEVEL:
-                chosen = None if quiet_room(samples, RATE) else party
-            hyp = decoded(decoder(chosen), samples)
+        for fid, heard, ref in data:
+            # Each recording starts as a fresh decoder would (``reinit_feat``: its cepstral mean the model's own).
+            # pocketsphinx's live mean carries over from one utterance to the next, which a game's microphone gains
+            # by; recordings of other speakers and channels lose by it, and each model by the order they are decoded
+            # in (auto shares the original's decoder): "ten of clubs" was heard "i've been up close" after the
+            # LibriVox readings. Set 2026-11-28; the figures before it carried the mean over.
+            for made in decoders.values():
+                made.reinit_feat()
+            pieces = [(heard, None)] if isinstance(heard, np.ndarray) else heard
+            hyps, chosen_models = [], []
+            for samples, rise in pieces:
+                # auto: the model ByNoiseLevel chooses for this utterance
+                chosen = path
+                if path in BY_LEVEL:
+                    chosen = None if quiet_room(samples, RATE, rise=rise) else party
+                    chosen_models.append("default" if chosen is None else "party")
+                hyps.append(decoded(decoder(chosen), samples))
+            hyp = " ".join(h for h in hyps if h)
             e = _edits(ref.split(), hyp.split())
             errors, words = errors + e, words + len(ref.split())
             files.append({"file": fid, "ref": ref, "hyp": hyp, "errors": e}
-                         | ({"model": "default" if chosen is None else "party"}
-                            if path in BY_LEVEL else {}))
+                         | ({"model": "+".join(chosen_models)} if path in BY_LEVEL else {}))
         out[name] = {"words": words, "errors": errors, "wer": round(errors / words, 4), "files": files}
     return out
 
@@ -455,8 +516,64 @@ def human_wer(models: dict[str, Path | None], data: list[tuple[str, np.ndarray, 
 # -- report -------------------------------------------------------------------------------------------------------
 
 
+def _wer_table(results: dict[str, Any]) -> list[str]:
+    return ["| model | words | errors | WER |", "| --- | --- | --- | --- |",
+            *(f"| {m} | {h['words']} | {h['errors']} | {100 * h['wer']:.1f}% |" for m, h in results.items())]
+
+
+def _files_table(results: dict[str, Any]) -> list[str]:
+    names = list(results)
+    lines = ["| file | reference | " + " | ".join(names) + " |", "| --- | --- |" + " --- |" * len(names)]
+    for k, f in enumerate(results[names[0]]["files"]):
+        lines.append(f"| {f['file']} | {f['ref']} | " + " | ".join(
+            f"{results[m]['files'][k]['hyp']} ({results[m]['files'][k]['errors']})"
+            + (f" [{results[m]['files'][k]['model']}]" if "model" in results[m]["files"][k] else "") for m in names)
+            + " |")
+    return lines
+
+
+def human_lines(human: dict[str, Any], human_babble: dict[str, Any] | None = None,
+                human_floor: dict[str, Any] | None = None, human_heard: dict[str, Any] | None = None) -> list[str]:
+    """The report's section on the human recordings: each of ``human_wer``'s results given."""
+    lines = ["## Human speech (pocketsphinx-testdata, general language model)", ""]
+    if human_heard:
+        lines += ["**As the game hears them** (`as_the_game_hears`): each recording said after "
+                  f"{ROOM_AROUND:g} s of the room, over the -60 dBFS microphone floor, endpointed by the game's "
+                  "endpointer and each utterance decoded on its own; auto chooses by how far each stood above the "
+                  "room before it (`Utterance.rise`, `QUIET_RISE_DB`). In a quiet room:", "",
+                  *_wer_table(human_heard["quiet"]), "",
+                  f"In the test babble at {HUMAN_SNR:g} dB peak-frame SNR (over the same floor; {HEARD_DRAWS} "
+                  "draws of the babble, so each recording counts that many times):", "",
+                  *_wer_table(human_heard["babble"]), "", "In a quiet room, by recording (auto's model in brackets):",
+                  "", *_files_table(human_heard["quiet"]), "",
+                  "**As recorded** (each recording decoded whole, cut at its words: no room before it, so auto reads "
+                  "the room off the recording alone):", ""]
+    lines += _wer_table(human)
+    if human_babble:
+        lines += ["", f"The same recordings in the test babble at {HUMAN_SNR:g} dB peak-frame SNR:", "",
+                  *_wer_table(human_babble)]
+    if human_floor:
+        lines += ["", f"The same recordings over steady floors ({', '.join(FLOOR_COLOURS)} noise, each at "
+                  f"{FLOOR_SNR:g} dB peak-frame SNR, with the floor 0.5 s before the words and 1.0 s after, as the "
+                  "voice tests say a line):", "", *_wer_table(human_floor)]
+    return [*lines, "", *_files_table(human)]
+
+
+def human_markdown(meta: dict[str, Any], human: dict[str, Any], human_babble: dict[str, Any],
+                   human_floor: dict[str, Any], human_heard: dict[str, Any]) -> str:
+    """The report of ``--human-only``: the human recordings alone."""
+    return "\n".join(["# Human speech: the adapted acoustic model against the original", "",
+                      f"Command: `{meta['command']}` ({meta['date']}, {meta['wall_seconds']:.0f} s on "
+                      f"{meta['machine']}).", "", *([meta["note"], ""] if meta.get("note") else []),
+                      "The models: " + ", ".join(f"*{m}*" for m in human) + (f" ({meta['models']})" if meta.get(
+                          "models") else "") + ". The recordings are a test: no choice was made on them, but "
+                      "`QUIET_RISE_DB`'s check (docs/benchmarks/changes.md).", "",
+                      *human_lines(human, human_babble, human_floor, human_heard), ""])
+
+
 def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, Any],
-             human_babble: dict[str, Any] | None = None, human_floor: dict[str, Any] | None = None) -> str:
+             human_babble: dict[str, Any] | None = None, human_floor: dict[str, Any] | None = None,
+             human_heard: dict[str, Any] | None = None) -> str:
     cells = table(rows)
     models = list(dict.fromkeys(r["model"] for r in rows))
     groups = list(dict.fromkeys(r["group"] for r in rows))
@@ -519,26 +636,7 @@ def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, 
         lines += [f"- {group}: " + ", ".join(f"`{v}`" for v in sorted({r['voice'] for r in rows
                                                                          if r['group'] == group})) for group in groups]
         return "\n".join([*lines, ""])
-    lines += ["## Human speech (pocketsphinx-testdata, general language model)", "",
-              "| model | words | errors | WER |", "| --- | --- | --- | --- |"]
-    for m, h in human.items():
-        lines.append(f"| {m} | {h['words']} | {h['errors']} | {100 * h['wer']:.1f}% |")
-    if human_babble:
-        lines += ["", f"The same recordings in the test babble at {HUMAN_SNR:g} dB peak-frame SNR:", "",
-                  "| model | words | errors | WER |", "| --- | --- | --- | --- |"]
-        lines += [f"| {m} | {h['words']} | {h['errors']} | {100 * h['wer']:.1f}% |" for m, h in human_babble.items()]
-    if human_floor:
-        lines += ["", f"The same recordings over steady floors ({', '.join(FLOOR_COLOURS)} noise, each at "
-                  f"{FLOOR_SNR:g} dB peak-frame SNR, with the floor 0.5 s before the words and 1.0 s after, as the "
-                  "voice tests say a line):", "",
-                  "| model | words | errors | WER |", "| --- | --- | --- | --- |"]
-        lines += [f"| {m} | {h['words']} | {h['errors']} | {100 * h['wer']:.1f}% |" for m, h in human_floor.items()]
-    lines += ["", "| file | reference | " + " | ".join(human) + " |", "| --- | --- |" + " --- |" * len(human)]
-    names = list(human)
-    for k, f in enumerate(human[names[0]]["files"]):
-        lines.append(f"| {f['file']} | {f['ref']} | "
-                     + " | ".join(f"{human[m]['files'][k]['hyp']} ({human[m]['files'][k]['errors']})" for m in names)
-                     + " |")
+    lines += human_lines(human, human_babble, human_floor, human_heard)
     lines += ["", "## The split (benchmarks/voices.py)", "",
               f"- Training: {', '.join(V.FLITE_SEEN)} and {len(V.TRAIN_ESPEAK)} espeak-ng voices (accents "
               f"{', '.join(V.ESPEAK_ACCENTS)} x variants {', '.join(V.TRAIN_VARIANTS)}, speed 125-190, pitch 25-80, "
@@ -592,13 +690,18 @@ def main(argv: list[str] | None = None) -> int:
                         + " (dev: " + "; ".join(c.label for c in DEV_CONDS) + ")")
     parser.add_argument("--commands", type=int, default=None,
                         help="only the first N commands of the seeded order (each said once per group)")
+    parser.add_argument("--human-only", action="store_true",
+                        help="only the human recordings (about a minute): report in docs/benchmarks/human-speech.md")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)  # noqa: E731
     dev = args.split == "dev"
     if dev and args.every != 1:
         parser.error("--every is for the test split; on dev, --commands N takes a seeded sample")
-    out = args.out or ROOT / "docs" / "benchmarks" / ("adaptation-dev.md" if dev else "adaptation.md")
+    if dev and args.human_only:
+        parser.error("the human recordings are a test: --human-only is for the test split")
+    out = args.out or ROOT / "docs" / "benchmarks" / (
+        "adaptation-dev.md" if dev else "human-speech.md" if args.human_only else "adaptation.md")
     groups = list(args.groups or (DEV_GROUPS if dev else V.GROUPS))
     if dev and "dev: MBROLA" in groups and not V.mbrola_available():
         parser.error("the dev split's MBROLA group needs MBROLA's us3 voice: RECORDED=1 bash "
@@ -622,7 +725,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"no condition {sorted(unknown)}: the conditions are {[c.label for c in all_conds]}")
         conds = tuple(c for c in all_conds if c.label in args.conds)
     items, beds, _ = split_items(dev, groups, per_template=args.per_template, every=args.every, commands=args.commands)
-    if args.report_only and args.rows:
+    if args.human_only:
+        rows = []
+    elif args.report_only and args.rows:
         rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
         rows = [r for r in rows if r["model"] in models and r["cond"] in {c.label for c in conds}]
     else:
@@ -631,11 +736,15 @@ def main(argv: list[str] | None = None) -> int:
     human: dict[str, Any] = {}
     human_babble: dict[str, Any] = {}
     human_floor: dict[str, Any] = {}
+    human_heard: dict[str, Any] = {}
     if not dev:  # the human recordings are a test: never heard while choosing
         recordings = human_set()
         human = human_wer(models, recordings)
         human_babble = human_wer(models, in_babble(recordings, beds["babble"]))
         human_floor = human_wer(models, over_steady_floors(recordings))
+        human_heard = {"quiet": human_wer(models, as_the_game_hears(recordings)),
+                       "babble": human_wer(models, [heard for draw in range(HEARD_DRAWS) for heard in
+                                                    as_the_game_hears(recordings, beds["babble"], draw=draw)])}
     given = list(argv or sys.argv[1:])
     if "--note" in given:  # the note is printed on its own
         del given[given.index("--note") : given.index("--note") + 2]
@@ -643,10 +752,11 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"command": cmd, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "wall_seconds": time.perf_counter() - started, "machine": f"{os.cpu_count()} cores", "note": args.note,
             "models": ", ".join(f"{n}: `{p}`" for n, p in models.items() if p is not None), "split": args.split}
-    out.write_text(markdown(rows, human, meta, human_babble, human_floor))
+    out.write_text(human_markdown(meta, human, human_babble, human_floor, human_heard) if args.human_only
+                   else markdown(rows, human, meta, human_babble, human_floor, human_heard))
     if args.json:
         args.json.write_text(json.dumps({"meta": meta, "rows": rows, "human": human, "human_babble": human_babble,
-                                         "human_floor": human_floor},
+                                         "human_floor": human_floor, "human_heard": human_heard},
                                         indent=0))
     log(f"wrote {out}")
     return 0

@@ -15,7 +15,7 @@ from moderator.game.actions import names_said as actions_names
 from moderator.game.engine import Engine
 from moderator.game.events import OMITTED, Heard, Rejected
 from moderator.game.state import ROOMS
-from moderator.ports import HearsOverTheModerator, LooksTwice, Recognizer, Transcript
+from moderator.ports import HearsOverTheModerator, HearsTheRoom, LooksTwice, Recognizer, Transcript
 from moderator.speech.grammar import ANSWERS, Grammar, Parsed
 from moderator.speech.template import normalize
 
@@ -299,6 +299,8 @@ class Listener:
         recognizer = self.recognizers[mic]
         if isinstance(recognizer, HearsOverTheModerator):  # auto: what the canceller leaves is no party
             recognizer.over_the_moderator = over
+        if isinstance(recognizer, HearsTheRoom):  # auto: the room before the words chooses the model
+            recognizer.room_rise = utterance.rise
         # The partial results (if any) have done their work: the whole utterance decides.
         heard = recognizer.recognize(samples, RATE)
         return self._answer(mic, samples, self._other_room(mic, samples, heard))

@@ -188,6 +188,17 @@ class HearsOverTheModerator(Protocol):
 
 
 @runtime_checkable
+class HearsTheRoom(Protocol):
+    """A recognizer that listens otherwise in a loud room (``ByNoiseLevel``: the party model at a party, the original
+    in a quiet room). The listener tells it, before each ``recognize``, how far the utterance stood above the room
+    it heard before it; the utterance alone says less (a long one has few quiet frames of its own)."""
+
+    room_rise: float | None
+    """dB by which the next utterance to recognize stood above the room before it (``Utterance.rise``); None when
+    the room is unknown (the endpointer heard too little of it, or the audio is no stream)."""
+
+
+@runtime_checkable
 class LooksTwice(Protocol):
     """A recognizer with a slow second opinion (``SecondOpinion``: Whisper) that a decode ahead can do without. The
     listener sets ``ahead`` while it decodes an utterance ahead (``Endpointer.prepare``): the transcript is then the

@@ -1,14 +1,27 @@
-"""The human-speech check of benchmarks.adaptation: the recordings heard as recorded and in babble."""
+"""The human-speech check of benchmarks.adaptation: the recordings heard as recorded, in babble, and as the game hears
+them."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from benchmarks.adaptation import FLOOR_COLOURS, FLOOR_SNR, HUMAN_SNR, human_wer, in_babble, over_steady_floors
+from benchmarks.adaptation import (
+    AUTO_PATH,
+    FLOOR_COLOURS,
+    FLOOR_SNR,
+    HUMAN_SNR,
+    as_the_game_hears,
+    human_set,
+    human_wer,
+    in_babble,
+    over_steady_floors,
+)
+from moderator.adapters.asr_by_noise import QUIET_RISE_DB, quiet_room
 from moderator.audio.clip import Clip
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import noise_gain, steady_noise
@@ -87,3 +100,25 @@ def test_the_word_errors_count_the_given_recordings_and_rise_in_loud_babble(tmp_
     assert clean["errors"] <= 1
     assert loud["errors"] > clean["errors"]
     assert [f["ref"] for f in clean["files"]] == ["go forward ten meters"]
+
+
+READINGS = Path("/usr/share/pocketsphinx/test/data")
+
+
+@pytest.mark.skipif(not READINGS.exists(), reason="Debian's pocketsphinx-testdata is not installed (scripts/setup.sh)")
+def test_the_game_hears_a_human_reading_after_the_room_and_auto_gives_a_quiet_room_to_the_original_model():
+    pytest.importorskip("pocketsphinx")
+    data = [r for r in human_set() if r[0] in ("cards/003", "librivox/sense_and_sensibility_01_austen_64kb-0870")]
+    heard = as_the_game_hears(data)
+    assert [(n, t) for n, _, t in heard] == [(n, t) for n, _, t in data]
+    for (_, pieces, _), (_, samples, _) in zip(heard, data, strict=True):
+        assert len(pieces) == 1  # one utterance each, with the room heard before it
+        piece, rise = pieces[0]
+        assert rise is not None and rise >= QUIET_RISE_DB
+        assert len(samples) < len(piece) < len(samples) + 2 * RATE  # the words and some of the room around them
+    assert as_the_game_hears(data, draw=1)[0][0].endswith("(draw 1)")
+    reading = heard[0][1][0][0]
+    assert not quiet_room(reading, RATE)  # the LibriVox reading alone spreads like a party ...
+    result = human_wer({"auto": AUTO_PATH}, heard)["auto"]
+    assert [f["model"] for f in result["files"]] == ["default", "default"]  # ... but the room before it was quiet
+    assert result["files"][1]["hyp"] == "seven of clubs"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from moderator.adapters.asr_by_noise import (
     AGREE_WORDS,
+    QUIET_RISE_DB,
     QUIET_SPREAD_DB,
     STEADY_SWING_DB,
     ByNoiseLevel,
@@ -20,6 +22,9 @@ from moderator.audio.endpoint import RATE
 from moderator.audio.mix import hiss, noise_gain, steady_noise
 
 needs_flite = pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed (scripts/setup.sh)")
+READING = Path("/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav")
+needs_reading = pytest.mark.skipif(not READING.exists(), reason="Debian's pocketsphinx-testdata is not installed "
+                                   "(scripts/setup.sh installs it)")
 ROSTER = ["Alice", "Bob", "Carol", "Grace", "Heidi", "Xiomara"]  # Xiomara: not in the dictionary
 
 
@@ -88,6 +93,58 @@ def test_a_steady_floor_swings_less_than_the_threshold_and_a_party_more(party):
     # the frame is 30 ms at any rate: the same utterance at 48 kHz swings about the same
     at48 = np.fft.irfft(np.pad(np.fft.rfft(fan), (0, len(fan))), 3 * len(fan)).astype(np.float32)
     assert floor_swing_db(at48, 48000) == pytest.approx(floor_swing_db(fan, RATE), abs=0.5)
+
+
+def _heard_after_the_room(reading: np.ndarray, party: np.ndarray | None, snr: float = 18.0):
+    """The one utterance the game's endpointer makes of ``reading`` said after 8 s of the room (the -60 dBFS
+    microphone floor, and babble at ``snr`` dB peak-frame SNR when ``party`` is given), 1 s of the room after it."""
+    from benchmarks.acceptance import CHUNK
+    from moderator.audio.endpoint import Endpointer, webrtc_classifier
+
+    rng = np.random.default_rng(5)
+    stream = np.concatenate([np.zeros(8 * RATE, np.float32), reading, np.zeros(RATE, np.float32)])
+    stream = stream + hiss(len(stream), -60.0, rng)
+    if party is not None:
+        bed = np.resize(party, len(stream))
+        stream = stream + bed * noise_gain(reading, bed[8 * RATE : 8 * RATE + len(reading)], snr, peak=True)
+    endpointer, step = Endpointer(webrtc_classifier()), round(CHUNK * RATE)
+    heard = [u for k in range(0, len(stream), step) for u in endpointer.feed(stream[k : k + step], k / RATE)
+             if u.stands_out and u.start > 7.0]  # the babble before the room is known may stand out
+    assert len(heard) == 1, [(u.start, u.end) for u in heard]
+    return heard[0]
+
+
+@needs_flite
+@needs_reading
+def test_a_long_human_reading_in_a_quiet_room_goes_to_the_original_model_by_the_room_before_it(party):
+    """A LibriVox reading (7.5 s of a human voice, pocketsphinx-testdata) said in a quiet room: its own frames are
+    nearly all speech, so it spreads like a party, but it stands far above the room the listener heard before it.
+    In babble it stands low above the room too."""
+    from moderator.audio.clip import Clip
+
+    reading = Clip.read(READING).resample(RATE).samples
+    quiet = _heard_after_the_room(reading, None)
+    assert spread_db(quiet.samples, RATE) < QUIET_SPREAD_DB  # the utterance alone says "loud room"
+    assert quiet.rise >= QUIET_RISE_DB  # the room before it says "quiet"
+    assert quiet_room(quiet.samples, RATE, rise=quiet.rise) and not quiet_room(quiet.samples, RATE)
+    loud = _heard_after_the_room(reading, party)
+    assert loud.rise < QUIET_RISE_DB and not quiet_room(loud.samples, RATE, rise=loud.rise)
+    rec = ByNoiseLevel(_Said(None), _Said(None))  # type: ignore[arg-type]
+    assert rec.model_for(quiet.samples, RATE) is rec.loud  # told nothing of the room: the utterance alone
+    rec.room_rise = quiet.rise  # the listener's word
+    assert rec.model_for(quiet.samples, RATE) is rec.quiet
+    rec.room_rise = loud.rise
+    assert rec.model_for(quiet.samples, RATE) is rec.loud  # the room decides, not the utterance's spread
+
+
+def test_the_room_before_the_words_decides_over_the_utterances_spread():
+    rng = np.random.default_rng(0)
+    voice = 0.1 * rng.standard_normal(RATE)  # loud in every band
+    murmur = lambda: (rng.standard_normal(RATE) * np.repeat(rng.uniform(1e-4, 3e-3, 10), RATE // 10))  # noqa: E731
+    clear = np.concatenate([murmur(), voice, murmur()]).astype(np.float32)  # a floor that swings, far under it
+    assert floor_swing_db(clear, RATE) >= STEADY_SWING_DB and spread_db(clear, RATE) >= QUIET_SPREAD_DB
+    assert quiet_room(clear, RATE) and quiet_room(clear, RATE, rise=None)
+    assert not quiet_room(clear, RATE, rise=QUIET_RISE_DB - 0.1) and quiet_room(clear, RATE, rise=QUIET_RISE_DB)
 
 
 @needs_flite

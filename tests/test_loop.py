@@ -551,26 +551,28 @@ class _Tells(ByRoster):
     def __init__(self) -> None:
         super().__init__(Transcript("", 0.0), Transcript("", 0.0))
         self.over_the_moderator, self.seen = False, []
+        self.room_rise: float | None = None
 
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
-        self.seen.append(self.over_the_moderator)
+        self.seen.append((self.over_the_moderator, self.room_rise))
         return super().recognize(samples, rate)
 
 
-def test_the_listener_tells_a_recognizer_that_asks_whether_the_moderator_was_talking() -> None:
-    from moderator.ports import HearsOverTheModerator
+def test_the_listener_tells_a_recognizer_that_asks_whether_the_moderator_was_talking_and_how_loud_the_room_was(
+) -> None:
+    from moderator.ports import HearsOverTheModerator, HearsTheRoom
 
-    assert isinstance(_Tells(), HearsOverTheModerator) and not isinstance(ByRoster(*[Transcript("", 0.0)] * 2),
-                                                                          HearsOverTheModerator)
+    for told in (HearsOverTheModerator, HearsTheRoom):
+        assert isinstance(_Tells(), told) and not isinstance(ByRoster(*[Transcript("", 0.0)] * 2), told)
     engine = eight_player_engine()
     engine.begin()
     rec = _Tells()
     listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
     listener.echo = _Echo(True)  # type: ignore[assignment]
-    said = Utterance(np.full(RATE, 0.1, np.float32), 0.0, 1.0)
+    said = Utterance(np.full(RATE, 0.1, np.float32), 0.0, 1.0, rise=41.5)
     listener._transcribe("A", said, True)
-    listener._transcribe("A", said, False)
-    assert rec.seen == [True, False]
+    listener._transcribe("A", Utterance(said.samples, 0.0, 1.0), False)  # the room unheard: no rise
+    assert rec.seen == [(True, 41.5), (False, None)]
 
 
 

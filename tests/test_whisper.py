@@ -183,6 +183,7 @@ class Stub:
         self.calls = 0
         self.expected: list[Any] = []
         self.over_the_moderator = False
+        self.room_rise: float | None = None
 
     def expect(self, grammar: Any, roster: Any, intents: Any = None) -> None:
         self.expected.append(intents)
@@ -290,6 +291,14 @@ def test_nothing_said_over_the_moderator_is_heard_again() -> None:
     both.over_the_moderator = True
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == ""
     assert second.calls == 0 and first.over_the_moderator, "the first recognizer is told too"
+
+
+def test_the_first_recognizer_is_told_how_far_the_utterance_stood_above_the_room() -> None:
+    first, second = Stub(Transcript("", 0.1)), Stub(Transcript("", 0.1))
+    both = W.SecondOpinion(first, second)  # type: ignore[arg-type]
+    both.room_rise = 41.0
+    both.recognize(np.zeros(16000, np.float32), 16000)
+    assert first.room_rise == 41.0
 
 
 class Writes:

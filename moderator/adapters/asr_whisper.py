@@ -992,6 +992,7 @@ class SecondOpinion:
         self.weighed = False
         self.name = first.name
         self.over_the_moderator = False
+        self.room_rise: float | None = None
         self.by_second = False
         self.vetoed = False
         self.ahead = False
@@ -1016,6 +1017,8 @@ class SecondOpinion:
         (``moderator.ports.LooksTwice``), kept for the decode of the same audio when the utterance closes."""
         if hasattr(self.first, "over_the_moderator"):
             self.first.over_the_moderator = self.over_the_moderator
+        if hasattr(self.first, "room_rise"):
+            self.first.room_rise = self.room_rise
         data = np.ascontiguousarray(samples, np.float32)
         key = (self._expected, self.over_the_moderator, rate, len(data),
                hashlib.blake2b(data.tobytes(), digest_size=16).digest())

@@ -20,7 +20,7 @@ from moderator.errors import UsageError
 from moderator.listening import add_recognizer_options
 from moderator.mics import add_mic_options, check_names, new_endpointer
 from moderator.outputs import device_options
-from moderator.ports import AudioIn, Clock, MicChunk, Recognizer
+from moderator.ports import AudioIn, Clock, HearsTheRoom, MicChunk, Recognizer
 from moderator.roster import load_roster, parse_names
 from moderator.speech.grammar import Grammar, load_grammar
 
@@ -118,7 +118,7 @@ class MicCheck:
             energy[0] += float(np.sum(np.square(samples, dtype=np.float64)))
             energy[1] += len(samples)
             for utterance in self.endpointers[chunk.mic].feed(samples, t):
-                self.report(chunk.mic, utterance.samples, utterance.start, utterance.end)
+                self.report(chunk.mic, utterance.samples, utterance.start, utterance.end, utterance.rise)
         if not self.as_json and self.clock.now() >= self._next_level:
             while self._next_level <= self.clock.now():
                 self._next_level += LEVEL_EVERY
@@ -138,8 +138,12 @@ class MicCheck:
             self._energy[mic] = [0.0, 0.0]
         return f"{self.clock.now() - self.t0:6.1f}  level  " + "   ".join(parts)
 
-    def report(self, mic: str | None, samples: np.ndarray, start: float, end: float) -> dict[str, Any]:
-        """Recognize one utterance, parse it against the whole grammar, and print the result."""
+    def report(self, mic: str | None, samples: np.ndarray, start: float, end: float,
+               rise: float | None = None) -> dict[str, Any]:
+        """Recognize one utterance, parse it against the whole grammar, and print the result; ``rise``: how far it
+        stood above the room before it (``Utterance.rise``), for a recognizer that listens by the room's level."""
+        if isinstance(self.recognizer, HearsTheRoom):
+            self.recognizer.room_rise = rise
         transcript = self.recognizer.recognize(samples, RATE)
         last = getattr(self.recognizer, "last", None)
         raw = getattr(last, "text", None) if not transcript.text else None
