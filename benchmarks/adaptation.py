@@ -23,7 +23,7 @@ the same as in a run of all of them); ``--models`` compares several adapted mode
   them (``as_the_game_hears``: after 8 s of the room, endpointed, each utterance decoded on its own, auto choosing by
   the room before it), in a quiet room and in the test babble. A model trained on synthetic voices can gain on all
   of them and lose on people: the continuous recipe did (docs/benchmarks/changes.md). ``--human-only`` measures the
-  human recordings alone (about 8 minutes), into docs/benchmarks/human-speech.md.
+  human recordings alone (10-20 minutes on 2 cores), into docs/benchmarks/human-speech.md.
 
 The DEV set (``dev_choice``, used by scripts/build_party_model.py to choose tau) is built the same way from the
 dev voices, the dev roster and dev babble and music; the test set is never used to choose anything. ``--split dev``
@@ -691,7 +691,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commands", type=int, default=None,
                         help="only the first N commands of the seeded order (each said once per group)")
     parser.add_argument("--human-only", action="store_true",
-                        help="only the human recordings (about a minute): report in docs/benchmarks/human-speech.md")
+                        help="only the human recordings (10-20 minutes): report in docs/benchmarks/human-speech.md")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)  # noqa: E731
