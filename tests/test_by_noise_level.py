@@ -95,46 +95,28 @@ def test_a_steady_floor_swings_less_than_the_threshold_and_a_party_more(party):
     assert floor_swing_db(at48, 48000) == pytest.approx(floor_swing_db(fan, RATE), abs=0.5)
 
 
-def _heard_after_the_room(reading: np.ndarray, party: np.ndarray | None, snr: float = 18.0):
-    """The one utterance the game's endpointer makes of ``reading`` said after 8 s of the room (the -60 dBFS
-    microphone floor, and babble at ``snr`` dB peak-frame SNR when ``party`` is given), 1 s of the room after it."""
-    from benchmarks.acceptance import CHUNK
-    from moderator.audio.endpoint import Endpointer, webrtc_classifier
-
-    rng = np.random.default_rng(5)
-    stream = np.concatenate([np.zeros(8 * RATE, np.float32), reading, np.zeros(RATE, np.float32)])
-    stream = stream + hiss(len(stream), -60.0, rng)
-    if party is not None:
-        bed = np.resize(party, len(stream))
-        stream = stream + bed * noise_gain(reading, bed[8 * RATE : 8 * RATE + len(reading)], snr, peak=True)
-    endpointer, step = Endpointer(webrtc_classifier()), round(CHUNK * RATE)
-    heard = [u for k in range(0, len(stream), step) for u in endpointer.feed(stream[k : k + step], k / RATE)
-             if u.stands_out and u.start > 7.0]  # the babble before the room is known may stand out
-    assert len(heard) == 1, [(u.start, u.end) for u in heard]
-    return heard[0]
-
-
 @needs_flite
 @needs_reading
 def test_a_long_human_reading_in_a_quiet_room_goes_to_the_original_model_by_the_room_before_it(party):
     """A LibriVox reading (7.5 s of a human voice, pocketsphinx-testdata) said in a quiet room: its own frames are
     nearly all speech, so it spreads like a party, but it stands far above the room the listener heard before it.
     In babble it stands low above the room too."""
+    from benchmarks.adaptation import as_the_game_hears
     from moderator.audio.clip import Clip
 
-    reading = Clip.read(READING).resample(RATE).samples
-    quiet = _heard_after_the_room(reading, None)
-    assert spread_db(quiet.samples, RATE) < QUIET_SPREAD_DB  # the utterance alone says "loud room"
-    assert quiet.rise >= QUIET_RISE_DB  # the room before it says "quiet"
-    assert quiet_room(quiet.samples, RATE, rise=quiet.rise) and not quiet_room(quiet.samples, RATE)
-    loud = _heard_after_the_room(reading, party)
-    assert loud.rise < QUIET_RISE_DB and not quiet_room(loud.samples, RATE, rise=loud.rise)
+    data = [("reading", Clip.read(READING).resample(RATE).samples, "")]
+    (_, [(quiet, quiet_rise)], _), = as_the_game_hears(data)  # one utterance, the room heard 8 s before it
+    assert spread_db(quiet, RATE) < QUIET_SPREAD_DB  # the utterance alone says "loud room"
+    assert quiet_rise >= QUIET_RISE_DB  # the room before it says "quiet"
+    assert quiet_room(quiet, RATE, rise=quiet_rise) and not quiet_room(quiet, RATE)
+    (_, [(loud, loud_rise)], _), = as_the_game_hears(data, party, snr=18.0)
+    assert loud_rise < QUIET_RISE_DB and not quiet_room(loud, RATE, rise=loud_rise)
     rec = ByNoiseLevel(_Said(None), _Said(None))  # type: ignore[arg-type]
-    assert rec.model_for(quiet.samples, RATE) is rec.loud  # told nothing of the room: the utterance alone
-    rec.room_rise = quiet.rise  # the listener's word
-    assert rec.model_for(quiet.samples, RATE) is rec.quiet
-    rec.room_rise = loud.rise
-    assert rec.model_for(quiet.samples, RATE) is rec.loud  # the room decides, not the utterance's spread
+    assert rec.model_for(quiet, RATE) is rec.loud  # told nothing of the room: the utterance alone
+    rec.room_rise = quiet_rise  # the listener's word
+    assert rec.model_for(quiet, RATE) is rec.quiet
+    rec.room_rise = loud_rise
+    assert rec.model_for(quiet, RATE) is rec.loud  # the room decides, not the utterance's spread
 
 
 def test_the_room_before_the_words_decides_over_the_utterances_spread():
