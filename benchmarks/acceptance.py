@@ -15,7 +15,7 @@ import argparse
 import json
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from benchmarks.corpus import ROSTERS, Command, basic_grammar, commands, spoken
 from benchmarks.pool import W
-from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
+from moderator.audio.endpoint import RATE, Endpointer, Utterance, webrtc_classifier
 from moderator.audio.mix import MIC_HISS_DBFS, noise_for, noise_gain, snr_db
 from moderator.audio.mix import hiss as mic_hiss
 from moderator.speech.grammar import Grammar, Parsed
@@ -71,6 +71,15 @@ def conditions(snrs: Sequence[float | None] = SNRS, *, average: bool = False, hi
     return out
 
 
+def endpointed(stream: np.ndarray) -> Iterator[tuple[int, list[Utterance]]]:
+    """``stream`` fed to the game's endpointer as the listener feeds a microphone, ``CHUNK`` seconds at a time: for
+    each chunk, its first sample's index and the utterances it closed (often none)."""
+    endpointer = Endpointer(webrtc_classifier())
+    step = round(CHUNK * RATE)
+    for i in range(0, len(stream), step):
+        yield i, endpointer.feed(stream[i : i + step], i / RATE)
+
+
 def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.ndarray, tail: np.ndarray,
           said: tuple[float, float] = (0.0, float("inf"))) -> tuple[list[Parsed], list[str], float, float]:
     """Endpoint ``signal`` (then ``tail`` until the utterance ends) and recognize each utterance that overlaps
@@ -79,13 +88,9 @@ def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.n
 
     Returns the parses, the texts heard, the best confidence and the recognizer's CPU seconds.
     """
-    endpointer = Endpointer(webrtc_classifier())
-    step = round(CHUNK * RATE)
-    utterances = []
-    stream = np.concatenate([signal, tail])
-    for i in range(0, len(stream), step):
-        utterances += [u for u in endpointer.feed(stream[i : i + step], i / RATE)
-                       if u.start < said[1] and u.end > said[0]]
+    utterances: list[Utterance] = []
+    for i, closed in endpointed(np.concatenate([signal, tail])):
+        utterances += [u for u in closed if u.start < said[1] and u.end > said[0]]
         if i >= len(signal) and utterances:
             break
     parses, texts, best, cpu = [], [], 0.0, 0.0

@@ -429,10 +429,9 @@ def as_the_game_hears(data: list[tuple[str, np.ndarray, str]], bed: np.ndarray |
     utterances that stand out from the room and overlap the words). Unlike the recordings cut at their words, each
     utterance has the room before it, so auto chooses its model as in a game (``ByNoiseLevel.room_rise``).
     ``draw`` seeds the floor and the stretch of ``bed``; a draw past the first is named "<recording> (draw N)"."""
-    from benchmarks.acceptance import CHUNK
-    from moderator.audio.endpoint import Endpointer, webrtc_classifier
+    from benchmarks.acceptance import endpointed
 
-    around, step = round(ROOM_AROUND * RATE), round(CHUNK * RATE)
+    around = round(ROOM_AROUND * RATE)
     out = []
     for k, (name, samples, text) in enumerate(data):
         rng = np.random.default_rng([HEARD_SEED, k] + ([draw] if draw else []))
@@ -443,9 +442,7 @@ def as_the_game_hears(data: list[tuple[str, np.ndarray, str]], bed: np.ndarray |
             noise = noise_for(bed, len(stream), rng)
             stream = stream + noise * noise_gain(samples, noise[around : around + len(said)], snr, peak=True)
         words = ((around + round(LEAD_IN * RATE)) / RATE, (around + round(LEAD_IN * RATE) + len(samples)) / RATE)
-        endpointer = Endpointer(webrtc_classifier())
-        pieces = [(u.samples, u.rise) for i in range(0, len(stream), step)
-                  for u in endpointer.feed(stream[i : i + step], i / RATE)
+        pieces = [(u.samples, u.rise) for _, closed in endpointed(stream) for u in closed
                   if u.stands_out and u.start < words[1] and u.end > words[0]]
         out.append((f"{name} (draw {draw})" if draw else name, pieces, text))
     return out

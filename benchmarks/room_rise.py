@@ -18,9 +18,8 @@ import numpy as np
 
 from benchmarks import adaptation as A
 from benchmarks import voices as V
-from benchmarks.acceptance import CHUNK
+from benchmarks.acceptance import endpointed
 from benchmarks.replay import _items
-from moderator.audio.endpoint import RATE, Endpointer, webrtc_classifier
 
 PERCENTILES = (5, 25, 50, 75, 95)
 
@@ -33,16 +32,13 @@ def rises(split: str) -> dict[str, list[float]]:
     if split == "dev":  # the test split's 18 dB, which the dev conditions lack
         conds.insert(1, A.Cond("babble 18 dB", "babble", 18))
     out: dict[str, list[float]] = {c.label: [] for c in conds}
-    step = round(CHUNK * RATE)
     for i, item in enumerate(items):
         speech = V.say(item.text, item.voice)
         for cond in conds:
             signal, tail = A.listen(i, speech, cond, beds, seed)
-            endpointer = Endpointer(webrtc_classifier())
             stream = np.concatenate([tail, signal, tail])  # the room first: the median the rise is measured over
-            for k in range(0, len(stream), step):
-                out[cond.label] += [u.rise for u in endpointer.feed(stream[k : k + step], k / RATE)
-                                    if u.stands_out and u.rise is not None]
+            out[cond.label] += [u.rise for _, closed in endpointed(stream) for u in closed
+                                if u.stands_out and u.rise is not None]
     return out
 
 

@@ -116,17 +116,29 @@ def test_a_long_human_reading_in_a_quiet_room_goes_to_the_original_model_by_the_
     rec.room_rise = quiet_rise  # the listener's word
     assert rec.model_for(quiet, RATE) is rec.quiet
     rec.room_rise = loud_rise
-    assert rec.model_for(quiet, RATE) is rec.loud  # the room decides, not the utterance's spread
+    assert rec.model_for(quiet, RATE) is rec.loud  # neither the room before it nor its spread says "quiet"
 
 
-def test_the_room_before_the_words_decides_over_the_utterances_spread():
+def test_either_the_room_before_the_words_or_the_utterances_spread_says_quiet():
     rng = np.random.default_rng(0)
     voice = 0.1 * rng.standard_normal(RATE)  # loud in every band
-    murmur = lambda: (rng.standard_normal(RATE) * np.repeat(rng.uniform(1e-4, 3e-3, 10), RATE // 10))  # noqa: E731
-    clear = np.concatenate([murmur(), voice, murmur()]).astype(np.float32)  # a floor that swings, far under it
+
+    def murmur(low: float, high: float) -> np.ndarray:  # a floor that swings (not a fan's)
+        return rng.standard_normal(RATE) * np.repeat(rng.uniform(low, high, 10), RATE // 10)
+
+    clear = np.concatenate([murmur(1e-4, 3e-3), voice, murmur(1e-4, 3e-3)]).astype(np.float32)
     assert floor_swing_db(clear, RATE) >= STEADY_SWING_DB and spread_db(clear, RATE) >= QUIET_SPREAD_DB
-    assert quiet_room(clear, RATE) and quiet_room(clear, RATE, rise=None)
-    assert not quiet_room(clear, RATE, rise=QUIET_RISE_DB - 0.1) and quiet_room(clear, RATE, rise=QUIET_RISE_DB)
+    muddy = np.concatenate([murmur(5e-3, 3e-2), voice, murmur(5e-3, 3e-2)]).astype(np.float32)
+    assert floor_swing_db(muddy, RATE) >= STEADY_SWING_DB and spread_db(muddy, RATE) < QUIET_SPREAD_DB
+    # Room unknown: the spread alone.
+    assert quiet_room(clear, RATE) and quiet_room(clear, RATE, rise=None) and not quiet_room(muddy, RATE)
+    # Just after talk, a command rises little above the room the listener heard, but spreads like a quiet room.
+    assert quiet_room(clear, RATE, rise=QUIET_RISE_DB - 10)
+    # A long reading spreads like a party, but rises far above the quiet room before it.
+    assert quiet_room(muddy, RATE, rise=QUIET_RISE_DB) and not quiet_room(muddy, RATE, rise=QUIET_RISE_DB - 0.1)
+    rec = ByNoiseLevel(_Said(None), _Said(None))  # type: ignore[arg-type]
+    rec.room_rise = QUIET_RISE_DB - 10
+    assert rec.model_for(clear, RATE) is rec.quiet and rec.model_for(muddy, RATE) is rec.loud
 
 
 @needs_flite

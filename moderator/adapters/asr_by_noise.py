@@ -104,17 +104,21 @@ def quiet_room(samples: np.ndarray, rate: int, quiet_spread: float = QUIET_SPREA
                steady_swing: float = STEADY_SWING_DB, *, rise: float | None = None,
                quiet_rise: float = QUIET_RISE_DB) -> bool:
     """Whether the original model hears the utterance: it was said in a quiet room (it stood ``quiet_rise`` dB or
-    more above the room before it, ``rise``; with the room unknown, it spreads ``quiet_spread`` dB or more), or over
+    more above the room before it, ``rise``, when that is known; or it spreads ``quiet_spread`` dB or more), or over
     a steady floor (its quiet frames swing less than ``steady_swing`` dB): not a party's noise. The one rule of
-    ``ByNoiseLevel``, which benchmarks.adaptation applies to the human readings too."""
-    quiet = rise >= quiet_rise if rise is not None else spread_db(samples, rate) >= quiet_spread
+    ``ByNoiseLevel``, which benchmarks.adaptation applies to the human readings too.
+
+    Either measure saying "quiet" is enough: a long reading that leaves no pause spreads like a party and rises like
+    a quiet room, and a command said just after talk in a quiet room rises little above the talk and spreads like a
+    quiet room (benchmarks.after_talk)."""
+    quiet = (rise is not None and rise >= quiet_rise) or spread_db(samples, rate) >= quiet_spread
     return quiet or floor_swing_db(samples, rate) < steady_swing
 
 
 class ByNoiseLevel:
     """The ``Recognizer`` port (and the streaming one) over two ``PocketsphinxRecognizer``: ``quiet`` hears an
-    utterance said in a quiet room (it rose ``QUIET_RISE_DB`` above the room before it, ``room_rise``, or with the
-    room unknown spreads ``quiet_spread`` dB, ``spread_db``) or over a steady floor (``quiet_room``), ``loud`` the
+    utterance said in a quiet room (it rose ``QUIET_RISE_DB`` above the room before it, ``room_rise``, or it spreads
+    ``quiet_spread`` dB, ``spread_db``) or over a steady floor (``quiet_room``), ``loud`` the
     others.
 
     Both listen for the same grammar and names, and get the same made-up pronunciations. Decoding while the player
