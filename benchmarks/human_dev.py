@@ -63,13 +63,10 @@ def prompts(lines: Sequence[str], known: set[str]) -> list[tuple[str, str]]:
     return out
 
 
-def allison_set(every: int = 2) -> list[tuple[str, np.ndarray, str]]:
-    """(name, 16 kHz samples said as a line of the voice tests over the microphone hiss, sentence) of every
-    ``every``-th prompt."""
+def allison_prompts(every: int = 2) -> list[tuple[str, np.ndarray, str]]:
+    """(name, 16 kHz samples as recorded, sentence) of every ``every``-th prompt."""
     import G722
     import pocketsphinx
-
-    from benchmarks.adaptation import as_said
 
     if not TRANSCRIPTS.exists() or not SOUNDS.exists():
         raise SystemExit(f"Allison's prompts are missing: {INSTALL}")
@@ -78,13 +75,37 @@ def allison_set(every: int = 2) -> list[tuple[str, np.ndarray, str]]:
     with gzip.open(TRANSCRIPTS, "rt") as fh:
         lines = fh.read().splitlines()
     found = [(name, text) for name, text in prompts(lines, known) if (SOUNDS / f"{name}.g722").exists()]
+    return [(name, np.asarray(G722.G722(RATE, 64000).decode((SOUNDS / f"{name}.g722").read_bytes()), np.float32)
+             / 32768, text) for name, text in found[::every]]
+
+
+def allison_set(every: int = 2) -> list[tuple[str, np.ndarray, str]]:
+    """(name, 16 kHz samples said as a line of the voice tests over the microphone hiss, sentence) of every
+    ``every``-th prompt."""
+    from benchmarks.adaptation import as_said
+
     rng = np.random.default_rng(SEED)
     out = []
-    for name, text in found[::every]:
-        pcm = G722.G722(RATE, 64000).decode((SOUNDS / f"{name}.g722").read_bytes())
-        said = as_said(np.asarray(pcm, np.float32) / 32768)
+    for name, recorded, text in allison_prompts(every):
+        said = as_said(recorded)
         out.append((name, said + hiss(len(said), HISS_DBFS, rng), text))
     return out
+
+
+def sentence_decoders(sentences: Sequence[str], folder: Path) -> dict[str, Any]:
+    """pocketsphinx decoders of the original ("original") and the party model ("party") for a grammar of whole
+    ``sentences``, one of which is said (its JSGF file written in ``folder``)."""
+    import pocketsphinx
+
+    from moderator.acoustic import acoustic_model
+
+    wheel = Path(pocketsphinx.get_model_path()) / "en-us"
+    grammar = folder / "prompts.gram"
+    grammar.write_text("#JSGF V1.0;\ngrammar prompts;\npublic <prompt> = "
+                       + " | ".join(f"( {s} )" for s in sentences) + ";\n")
+    return {name: pocketsphinx.Decoder(hmm=str(root / "en-us"), jsgf=str(grammar),
+                                       dict=str(wheel / "cmudict-en-us.dict"), loglevel="FATAL")
+            for name, root in (("original", wheel), ("party", acoustic_model("party")))}
 
 
 def heard_in(data: list[tuple[str, np.ndarray, str]], kind: str, snr: float | None,
@@ -104,21 +125,11 @@ def measure(data: list[tuple[str, np.ndarray, str]], conds: Sequence[tuple[str, 
             log: Any = print) -> dict[str, dict[str, int]]:
     """Per condition: prompts right of the original, the party model, and auto (the one ``quiet_room`` chose), how
     many auto gave the original, and auto by the room's level alone (as before the steady-floor rule)."""
-    import pocketsphinx
-
     from benchmarks.adaptation import decoded, dev_beds
-    from moderator.acoustic import acoustic_model
     from moderator.adapters.asr_by_noise import quiet_room
 
-    wheel = Path(pocketsphinx.get_model_path()) / "en-us"
-    sentences = sorted({text for _, _, text in data})
     with tempfile.TemporaryDirectory() as tmp:
-        grammar = Path(tmp) / "prompts.gram"
-        grammar.write_text("#JSGF V1.0;\ngrammar prompts;\npublic <prompt> = "
-                           + " | ".join(f"( {s} )" for s in sentences) + ";\n")
-        decoders = {name: pocketsphinx.Decoder(hmm=str(root / "en-us"), jsgf=str(grammar),
-                                               dict=str(wheel / "cmudict-en-us.dict"), loglevel="FATAL")
-                    for name, root in (("original", wheel), ("party", acoustic_model("party")))}
+        decoders = sentence_decoders(sorted({text for _, _, text in data}), Path(tmp))
         beds = dev_beds() if any(kind in ("babble", "music") for _, kind, _ in conds) else {}
         out: dict[str, dict[str, int]] = {}
         for label, kind, snr in conds:

@@ -6,13 +6,15 @@ readings: word error 21.9% -> 26.0%), and much on a human voice over a steady fl
 (the default) listens with the original in a quiet room or over a steady floor, and with the party model at a loud
 party, per utterance (docs/decisions.md, "The acoustic model follows the room").
 
-The room's level is what the listener measured before the words: how far the utterance stands above the room's
-median level of the seconds before it (``Utterance.rise``, set as ``room_rise``). Where that is unknown (a stream's
-first second, or audio handed over whole), it is read off the utterance itself: the endpointer keeps 0.3 s of the
-room before the words and 0.6 s after them (or pads an utterance ended early with the room's background), so its
-quiet frames are the room and its loud ones the player. ``spread_db`` is how far they stand apart; a long utterance
-has few quiet frames, and a human reading of 6-8 s in a quiet room spreads like a party (30-32 dB) though it rises
-41 dB above the room. ``floor_swing_db`` is how much the quiet frames swing.
+The room's level is read two ways, and either one saying "quiet" is enough. The listener measured it before the
+words: how far the utterance stands above the room's median level of the seconds before it (``Utterance.rise``, set
+as ``room_rise``; unknown for a stream's first second, or audio handed over whole). And it is read off the utterance
+itself: the endpointer keeps 0.3 s of the room before the words and 0.6 s after them (or pads an utterance ended
+early with the room's background), so its quiet frames are the room and its loud ones the player; ``spread_db`` is
+how far they stand apart. Each misses a quiet room the other sees: a long utterance has few quiet frames, and a
+human reading of 6-8 s in a quiet room spreads like a party (30-32 dB) though it rises 41 dB above the room; a
+command said just after talk in a quiet room rises little above the room before it (whose median is the talk)
+though it spreads like a quiet room (benchmarks.after_talk). ``floor_swing_db`` is how much the quiet frames swing.
 """
 
 from __future__ import annotations
