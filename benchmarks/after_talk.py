@@ -43,15 +43,9 @@ from benchmarks import voices as V
 from benchmarks.acceptance import endpointed
 from benchmarks.adaptation import as_said
 from benchmarks.pool import W
-from moderator.adapters.asr_by_noise import (
-    QUIET_RISE_DB,
-    QUIET_SPREAD_DB,
-    STEADY_SWING_DB,
-    floor_swing_db,
-    quiet_room,
-    spread_db,
-)
+from moderator.adapters.asr_by_noise import quiet_room
 from moderator.audio.endpoint import RATE
+from moderator.audio.mix import peak_frame_power
 from moderator.voice_input import LEAD_IN
 
 SEED = 4646
@@ -61,11 +55,8 @@ GAP = (0.3, 1.5)
 """Seconds between the last line of talk and the command."""
 
 
-def peak_level(samples: np.ndarray) -> float:
-    """The RMS of the loudest 30 ms frame."""
-    n = round(0.03 * RATE)
-    frames = samples[: len(samples) // n * n].reshape(-1, n)
-    return float(np.sqrt(np.max(np.mean(frames**2, axis=1)) + 1e-20))
+LEVEL_FRAME = round(0.03 * RATE)
+"""The frames whose loudest sets a line of talk's level against the command's (the endpointer's 30 ms)."""
 
 
 def heard_after(index: int, said: np.ndarray, cond: int, talkers: Sequence[str], lines: Sequence[str],
@@ -80,7 +71,8 @@ def heard_after(index: int, said: np.ndarray, cond: int, talkers: Sequence[str],
         speakers = [str(v) for v in rng.choice(talkers, size=int(rng.integers(1, 3)), replace=False)]
         for _ in range(int(rng.integers(1, 4))):
             line = say(lines[int(rng.integers(len(lines)))], speakers[int(rng.integers(len(speakers)))])
-            line = line * (peak_level(said) / peak_level(line) * 10 ** (rng.uniform(-6, 3) / 20))
+            gain = np.sqrt(peak_frame_power(said, LEVEL_FRAME) / peak_frame_power(line, LEVEL_FRAME))
+            line = line * (gain * 10 ** (rng.uniform(-6, 3) / 20))
             before += [line.astype(np.float32), silence(rng.uniform(0.2, 1.5))]
         before[-1] = silence(rng.uniform(*GAP))
     else:
@@ -96,16 +88,22 @@ def heard_after(index: int, said: np.ndarray, cond: int, talkers: Sequence[str],
     return stream.astype(np.float32), (start, start + len(said) / RATE)
 
 
-def rules() -> dict[str, Callable[[dict[str, Any]], bool]]:
-    """Whether each rule gives an utterance (its rise, spread and swing) to the original model."""
+#: The columns of the report: each model alone, then the rules that choose one per utterance (``chosen``).
+RULES = ("original", "party", "auto", "rise alone", "spread alone")
 
-    def rise_alone(u: dict[str, Any]) -> bool:
-        quiet = u["rise"] >= QUIET_RISE_DB if u["rise"] is not None else u["spread"] >= QUIET_SPREAD_DB
-        return quiet or u["swing"] < STEADY_SWING_DB
 
-    return {"original": lambda u: True, "party": lambda u: False, "auto": lambda u: u["auto"],
-            "rise alone": rise_alone, "spread alone": lambda u: u["spread"] >= QUIET_SPREAD_DB
-            or u["swing"] < STEADY_SWING_DB}
+def chosen(samples: np.ndarray, rise: float | None) -> dict[str, bool]:
+    """Whether each rule gives the utterance to the original model, all by the shipped ``quiet_room``: *auto* as
+    it is, *rise alone* with the spread never saying quiet where the rise is known, *spread alone* with the room
+    unknown."""
+    spread_alone = quiet_room(samples, RATE)
+    rise_alone = spread_alone if rise is None else quiet_room(samples, RATE, quiet_spread=np.inf, rise=rise)
+    return {"auto": quiet_room(samples, RATE, rise=rise), "rise alone": rise_alone, "spread alone": spread_alone}
+
+
+def to_original(rule: str, utterance: dict[str, Any]) -> bool:
+    """Whether ``rule`` (of ``RULES``) gives the utterance, as ``_hear`` measured it, to the original model."""
+    return rule == "original" or (rule != "party" and utterance[rule])
 
 
 # -- workers -----------------------------------------------------------------------------------------------------
@@ -156,9 +154,7 @@ def _hear(job: tuple[int, dict[str, Any], int]) -> dict[str, Any]:
                 continue
             texts = {name: fn(u.samples) for name, fn in hear.items()}  # the talk too: the live mean carries over
             if u.start < words[1] and u.end > words[0]:
-                over.append({"rise": u.rise, "spread": spread_db(u.samples, RATE),
-                             "swing": floor_swing_db(u.samples, RATE),
-                             "auto": quiet_room(u.samples, RATE, rise=u.rise), **texts})
+                over.append({"rise": u.rise, **chosen(u.samples, u.rise), **texts})
     return {**item, "cond": CONDS[cond][0], "over": over}
 
 
@@ -186,8 +182,9 @@ def tally(rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], dict[str, int
         cell["commands"] += 1
         cell["utterances"] += len(row["over"])
         cell["auto chose the original"] += sum(u["auto"] for u in row["over"])
-        for name, rule in rules().items():
-            cell[name] += right(row, [u["original"] if rule(u) else u["party"] for u in row["over"]], grammar)
+        for rule in RULES:
+            cell[rule] += right(row, [u["original" if to_original(rule, u) else "party"] for u in row["over"]],
+                                grammar)
     return {key: dict(cell) for key, cell in out.items()}
 
 
@@ -223,7 +220,7 @@ def measure(todo: Sequence[dict[str, Any]], processes: int = 2, log: Callable[[s
 
 
 def markdown(cells: dict[tuple[str, str], dict[str, int]], meta: dict[str, Any]) -> str:
-    names = list(rules())
+    names = list(RULES)
     lines = ["# Commands just after talk in a quiet room", "",
              f"Command: `{meta['command']}` ({meta['date']}, {meta['wall_seconds']:.0f} s).", "",
              "How it is measured: benchmarks/after_talk.py (docstring). Commands right of each; *auto* is the shipped "

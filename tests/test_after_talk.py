@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from benchmarks import after_talk as T
-from moderator.adapters.asr_by_noise import QUIET_RISE_DB, QUIET_SPREAD_DB, STEADY_SWING_DB
+from moderator.adapters.asr_by_noise import QUIET_RISE_DB, QUIET_SPREAD_DB, STEADY_SWING_DB, floor_swing_db, spread_db
 from moderator.audio.endpoint import RATE
 
 needs_flite = pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed (scripts/setup.sh)")
@@ -38,17 +38,30 @@ def test_the_talk_comes_before_the_command_and_the_words_are_where_they_are_said
         assert np.array_equal(stream, again)  # seeded
 
 
+def test_each_rule_chooses_by_the_shipped_quiet_room_with_a_measure_switched_off():
+    rng = np.random.default_rng(0)
+    murmur = rng.standard_normal(RATE) * np.repeat(rng.uniform(1e-4, 3e-3, 10), RATE // 10)  # a floor that swings
+    clear = np.concatenate([murmur, 0.1 * rng.standard_normal(RATE), murmur]).astype(np.float32)
+    assert spread_db(clear, RATE) >= QUIET_SPREAD_DB and floor_swing_db(clear, RATE) >= STEADY_SWING_DB
+    # Just after talk: a quiet room by its spread, not by its rise.
+    assert T.chosen(clear, QUIET_RISE_DB - 10) == {"auto": True, "rise alone": False, "spread alone": True}
+    assert T.chosen(clear, None) == {"auto": True, "rise alone": True, "spread alone": True}  # the room unknown
+    muddy = np.concatenate([10 * murmur, 0.1 * rng.standard_normal(RATE), 10 * murmur]).astype(np.float32)
+    assert spread_db(muddy, RATE) < QUIET_SPREAD_DB
+    assert T.chosen(muddy, QUIET_RISE_DB) == {"auto": True, "rise alone": True, "spread alone": False}
+
+
 def test_each_rule_takes_the_text_of_the_model_it_chose_for_each_utterance():
     row = {"group": "g", "cond": "after talk", "intent": "pause", "slots": {}, "roster": ["Alice", "Bob", "Carol"],
-           "over": [{"rise": QUIET_RISE_DB - 10, "spread": QUIET_SPREAD_DB + 2, "swing": STEADY_SWING_DB + 1,
-                     "auto": True, "original": "pause the game", "party": "pass the gun"}]}
+           "over": [{"rise": QUIET_RISE_DB - 10, "auto": True, "rise alone": False, "spread alone": True,
+                     "original": "pause the game", "party": "pass the gun"}]}
     cell = T.tally([row])["after talk", "g"]
     assert cell["original"] == cell["auto"] == cell["spread alone"] == 1
     assert cell["party"] == cell["rise alone"] == 0  # the rise alone gave it to the party model
     assert cell["auto chose the original"] == cell["utterances"] == cell["commands"] == 1
     prompt = {"group": "Allison (human)", "cond": "floor only", "sentence": "please hold",
-              "over": [{"rise": None, "spread": 20.0, "swing": 9.0, "auto": False, "original": "please hold",
-                        "party": "please"}]}
+              "over": [{"rise": None, "auto": False, "rise alone": False, "spread alone": False,
+                        "original": "please hold", "party": "please"}]}
     cell = T.tally([prompt])["floor only", "Allison (human)"]
     assert cell["original"] == 1 and cell["party"] == cell["auto"] == cell["rise alone"] == 0
 
