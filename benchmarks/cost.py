@@ -1,6 +1,6 @@
 """Cost of listening: real-time factor per room, CPU with both rooms listening, peak memory, launch to listening.
 
-Run alone:  .venv/bin/python -m benchmarks.cost [--seconds S]
+Run alone:  .venv/bin/python -m benchmarks.cost [--seconds S] [--acoustic-model MODEL] [--second-opinion whisper]
 
 Everything is measured in a fresh child process, so its peak RSS is that of a moderator listening to
 two rooms (engine, grammar, recognizer, endpointers); the audio is made beforehand and loaded from a file. The audio
@@ -204,7 +204,8 @@ def decoder_processes_mb(listener: Any) -> float:
     return total
 
 
-def child(audio_file: Path, engine_name: str, vosk_model: Path | None, acoustic: str = "auto") -> None:
+def child(audio_file: Path, engine_name: str, vosk_model: Path | None, acoustic: str = "auto",
+          second_opinion: str | None = None) -> None:
     """Load, say "listening", then measure the audio in ``audio_file``; prints one JSON line at the end."""
     from benchmarks.corpus import ROSTERS
     from benchmarks.phases import phase_engine
@@ -219,7 +220,7 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None, acoustic:
         return Listener(engine, rec or recognizer, mics=mics, new_endpointer=lambda: Endpointer(webrtc_classifier()),
                         echo=echo)
 
-    recognizer = make_recognizer(engine_name, vosk_model, acoustic)
+    recognizer = make_recognizer(engine_name, vosk_model, acoustic, second_opinion=second_opinion)
     both = listener_for(("A", "B"))
     step = round(CHUNK * RATE)
     for mic in ("A", "B"):  # the first chunk of each microphone compiles what the phase allows
@@ -236,7 +237,8 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None, acoustic:
     # The moderator's peak: the listeners below are the benchmark's own (each forks recognizers of its own).
     peak = memory_mb("VmHWM")
     # As ``moderator play`` listens: pocketsphinx in decoding processes of its own (moderator.adapters.sphinx).
-    live = listener_for(("A", "B"), rec=make_recognizer(engine_name, vosk_model, acoustic, live=True))
+    live = listener_for(("A", "B"), rec=make_recognizer(engine_name, vosk_model, acoustic, live=True,
+                                                        second_opinion=second_opinion))
     _, _, stall_live = in_real_time(live, audio, 10.0)
     live_processes = decoder_processes_mb(live)
     # Real-time factor: one room's audio, as fast as it goes, on this one core.
@@ -251,7 +253,8 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None, acoustic:
                    strict=True)]
     duplex = echo_cost(loaded["A_echo"], phrases, float(loaded["delay"]), float(loaded["lead"]), listener_for)
     report = {
-        "engine": engine_name, "acoustic_model": acoustic, "seconds": seconds, "rtf_one_room": round(rtf, 4), **duplex,
+        "engine": engine_name, "acoustic_model": acoustic, "second_opinion": second_opinion,
+        "seconds": seconds, "rtf_one_room": round(rtf, 4), **duplex,
         "cpu_percent_both_rooms": round(100 * cpu_both / elapsed, 1),
         "realtime_lag_s": round(elapsed - seconds, 3),
         "rss_mb_listening": round(rss_listening, 1),
@@ -264,7 +267,7 @@ def child(audio_file: Path, engine_name: str, vosk_model: Path | None, acoustic:
 
 
 def run(seconds: float = 30.0, engine_name: str = "pocketsphinx", vosk_model: Path | None = None,
-        acoustic: str = "auto") -> dict[str, Any]:
+        acoustic: str = "auto", second_opinion: str | None = None) -> dict[str, Any]:
     """Make the rooms' audio; launch the child; time it to "listening"; collect its figures (``acoustic``:
     pocketsphinx's ``--acoustic-model``)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -276,12 +279,14 @@ def run(seconds: float = 30.0, engine_name: str = "pocketsphinx", vosk_model: Pa
         np.savez(audio_file, A=a, B=room_audio(seconds, 2), A_echo=heard, delay=delay, lead=lead,
                  ref_starts=np.array([s for s, _ in phrases]), ref_lengths=np.array([len(p) for _, p in phrases]),
                  ref_audio=np.concatenate([p for _, p in phrases]))
-        return _launch(audio_file, engine_name, vosk_model, acoustic)
+        return _launch(audio_file, engine_name, vosk_model, acoustic, second_opinion)
 
 
-def _launch(audio_file: Path, engine_name: str, vosk_model: Path | None, acoustic: str = "auto") -> dict[str, Any]:
+def _launch(audio_file: Path, engine_name: str, vosk_model: Path | None, acoustic: str = "auto",
+            second_opinion: str | None = None) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "benchmarks.cost", "--child", "--audio", str(audio_file), "--engine", engine_name,
            "--acoustic-model", acoustic]
+    cmd += ["--second-opinion", second_opinion] if second_opinion else []
     cmd += ["--vosk-model", str(vosk_model)] if vosk_model else []
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
@@ -304,13 +309,16 @@ def main() -> int:
     parser.add_argument("--vosk-model", type=Path)
     parser.add_argument("--acoustic-model", default="auto", help="pocketsphinx's: auto (the app's default), default, "
                         "party or a PATH")
+    parser.add_argument("--second-opinion", choices=("whisper",), default=None,
+                        help="as `moderator play --second-opinion`: Whisper hears every utterance again")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--audio", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.audio, args.engine, args.vosk_model, args.acoustic_model)
+        child(args.audio, args.engine, args.vosk_model, args.acoustic_model, args.second_opinion)
     else:
-        print(json.dumps(run(args.seconds, args.engine, args.vosk_model, args.acoustic_model), indent=2))
+        print(json.dumps(run(args.seconds, args.engine, args.vosk_model, args.acoustic_model, args.second_opinion),
+                         indent=2))
     return 0
 
 

@@ -1,6 +1,7 @@
 """Latency, in real time: end of a spoken command -> ``command`` event -> first sample of the spoken reply.
 
 Run alone:  .venv/bin/python -m benchmarks.latency [--commands N] [--json FILE] [--aec auto|speex|webrtc|off]
+            [--second-opinion whisper]
 
 A game on the wall clock, with the moderator's voice through ``SoundDeviceOut`` on PulseAudio null sinks
 (tests/pulse.py, as ``benchmarks.announce_latency``), and both rooms' microphones fed by a synthetic player in
@@ -171,7 +172,8 @@ class Probe:
                                    "room": event["room"]})
 
 
-def child(count: int, out: Path, engine_name: str, vosk_model: Path | None, aec: str, ser: float | None) -> None:
+def child(count: int, out: Path, engine_name: str, vosk_model: Path | None, aec: str, ser: float | None,
+          second_opinion: str | None = None) -> None:
     """The game itself; runs in a process that sees the bench's devices."""
     from benchmarks.corpus import spoken
     from moderator.adapters.clock import SystemClock
@@ -210,7 +212,7 @@ def child(count: int, out: Path, engine_name: str, vosk_model: Path | None, aec:
         voice = make_voice(engine, speakers, cache_dir=Path(cache), live=True)
         prerendered = voice.prerender(engine, engine.schedule)
         setup = set(setup_phrases(engine.catalog, engine.state, engine.schedule))
-        recognizer = make_recognizer(engine_name, vosk_model)
+        recognizer = make_recognizer(engine_name, vosk_model, second_opinion=second_opinion)
         recognizer.expect(engine.grammar, engine.state.players)  # as `moderator play` does before the game
         listener = make_listener(engine, recognizer, ("A", "B"), voice, aec=aec)
         probe.attach(listener, voice)
@@ -275,7 +277,8 @@ def child(count: int, out: Path, engine_name: str, vosk_model: Path | None, aec:
         voice.close()
     rows = [_row(entry, probe, speakers.starts, setup) for entry in lines]
     out.write_text(json.dumps({
-        "engine": engine_name, "voice": VOICE, "aec": aec, "ser_db": ser, "chirp_delays": delays,
+        "engine": engine_name, "second_opinion": second_opinion, "voice": VOICE, "aec": aec,
+        "ser_db": ser, "chirp_delays": delays,
         "room_delays": {k: round(v, 4) for k, v in room.delays.items()} if room is not None else {},
         "cancelling": {str(m): listener.echo.cancelling(m) for m in ("A", "B")} if listener.echo else {},
         "prerendered": {"phrases": prerendered.rendered + prerendered.cached, "seconds": round(prerendered.seconds, 2)},
@@ -353,7 +356,8 @@ def summarize(raw: dict[str, Any]) -> dict[str, Any]:
     shares = [r["endpoint_ms"] / r["reply_ms"] for r in replied if r["reply_ms"] > 0]
     p50s = {part: cell["p50"] or 0.0 for part, cell in breakdown.items()}
     return {
-        "engine": raw["engine"], "voice": raw["voice"], "aec": raw.get("aec"), "ser_db": raw.get("ser_db"),
+        "engine": raw["engine"], "second_opinion": raw.get("second_opinion"), "voice": raw["voice"],
+        "aec": raw.get("aec"), "ser_db": raw.get("ser_db"),
         "chirp_delays": raw.get("chirp_delays"), "room_delays": raw.get("room_delays"),
         "cancelling_at_end": raw.get("cancelling"), "spoken": len(rows), "recognized": len(heard),
         "to_command_ms": column(heard, lambda r: r["command_ms"]),
@@ -387,7 +391,7 @@ def summarize(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(count: int = 25, engine_name: str = "pocketsphinx", vosk_model: Path | None = None, *, aec: str = "auto",
-        ser: float | None = SER) -> dict[str, Any]:
+        ser: float | None = SER, second_opinion: str | None = None) -> dict[str, Any]:
     """Set up the bench, play the commands in a child process, and summarize."""
     from benchmarks.pulse_bench import pulse_bench
 
@@ -396,6 +400,7 @@ def run(count: int = 25, engine_name: str = "pocketsphinx", vosk_model: Path | N
         cmd = [sys.executable, "-m", "benchmarks.latency", "--child", "--commands", str(count), "--json", str(out),
                "--engine", engine_name, "--aec", aec] + (["--vosk-model", str(vosk_model)] if vosk_model else [])
         cmd += ["--no-echo"] if ser is None else ["--ser", str(ser)]
+        cmd += ["--second-opinion", second_opinion] if second_opinion else []
         subprocess.run(cmd, env=bench.env, cwd=ROOT, check=True)
         raw = json.loads(out.read_text())
     return {**summarize(raw), "commands": raw["commands"]}
@@ -413,13 +418,15 @@ def main() -> int:
     parser.add_argument("--ser", type=float, default=SER,
                         help="the players' level over the moderator's echo in the microphone, dB")
     parser.add_argument("--no-echo", action="store_true", help="microphones that do not hear the moderator")
+    parser.add_argument("--second-opinion", choices=("whisper",), default=None,
+                        help="as `moderator play --second-opinion`: Whisper hears every utterance again")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     ser = None if args.no_echo else args.ser
     if args.child:
-        child(args.commands, args.json, args.engine, args.vosk_model, args.aec, ser)
+        child(args.commands, args.json, args.engine, args.vosk_model, args.aec, ser, args.second_opinion)
         return 0
-    report = run(args.commands, args.engine, args.vosk_model, aec=args.aec, ser=ser)
+    report = run(args.commands, args.engine, args.vosk_model, aec=args.aec, ser=ser, second_opinion=args.second_opinion)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({k: v for k, v in report.items() if k != "commands"}, indent=2))

@@ -220,6 +220,16 @@ MAX_TOKENS = 48
 """The most tokens Whisper may write for one utterance: the longest command ("we choose Cedric and Delia and Paul
 and Rosa and Steve as hostages", with a wake word) takes about 20."""
 
+ENCODER_FRAMES = 1500
+"""How many 10 ms frames of log-mel features Whisper's encoder hears: 15 s, the utterance padded to it (longer audio,
+which no utterance the listener closes is, gets Whisper's 30 s). Whisper was trained on 30 s windows, but
+CTranslate2's encoder takes fewer, and the encoder was most of a decode: on two x86 cores, about 0.55 s for 3000
+frames and a fifth of that for 1500, and every weighing pass's cross-attention halves too. Chosen on the dev split
+(docs/benchmarks/changes.md, 2026-11-29): 1500 frames gave 61 (1), 46 (1), 19 (1) right (wrong) of 63 in clean, 12
+and 6 dB, against 61 (1), 46 (4), 18 (1) for 3000; 1000 frames gave about the same on dev, but in a real-time
+game it wrote "and is" for a clean "pause" and "ca" for "repeat that" (certainty 0.06 and 0.15), where 1500 and
+3000 wrote the commands; 600 lost 5 clean dev commands."""
+
 TIMESTAMPS = 1501
 """Whisper's timestamp tokens, after its text and special ones: 0.00 to 30.00 s in steps of 0.02 s."""
 
@@ -451,6 +461,11 @@ def _same_slots(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a.keys() == b.keys() and all(key(a[k]) == key(b[k]) for k in a)
 
 
+def _window(frames: int) -> int:
+    """The encoder's window for ``frames`` of audio: ``ENCODER_FRAMES``, or Whisper's 30 s where they are longer."""
+    return ENCODER_FRAMES if frames <= ENCODER_FRAMES else 3000
+
+
 @dataclass(frozen=True)
 class Heard:
     """Whisper's words for one utterance, their certainty (``exp`` of the mean token log-probability, as
@@ -499,7 +514,7 @@ class FasterWhisper:
 
         features = self.whisper.feature_extractor(audio)
         frames = min(features.shape[-1] - 1, self.whisper.feature_extractor.nb_max_frames)
-        encoded = self.whisper.encode(pad_or_trim(features[:, :frames]))
+        encoded = self.whisper.encode(pad_or_trim(features[:, :frames], _window(frames)))
         start = self._start(prompt)
         result = self.whisper.model.generate(
             encoded, [start], beam_size=1, max_length=len(start) + MAX_TOKENS, return_scores=True,
@@ -572,7 +587,8 @@ class FasterWhisper:
                 from faster_whisper.audio import pad_or_trim
 
                 quiet = self.whisper.feature_extractor(np.zeros(RATE, np.float32))
-                self._silence = (self.whisper.encode(pad_or_trim(quiet[:, :-1])), quiet.shape[-1] - 1)
+                self._silence = (self.whisper.encode(pad_or_trim(quiet[:, :-1], _window(quiet.shape[-1] - 1))),
+                                 quiet.shape[-1] - 1)
             if len(self._silent) >= 512:
                 self._silent.clear()
             self._silent[key] = self._scores(*self._silence, start, sentence)
