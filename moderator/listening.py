@@ -34,7 +34,7 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "nearest what both heard against the audio, and takes the likeliest when the audio, not the "
                    "prompt, makes it likely (less likely, for a command pocketsphinx reached too). More commands "
                    "in a loud room and fewer false ones "
-                   "(docs/benchmarks/second-opinion.md), each answered about 0.35 s later. Needs "
+                   "(docs/benchmarks/second-opinion.md), each answered about 0.85 s later. Needs "
                    "pip install 'moderator[whisper]'")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "

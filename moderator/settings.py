@@ -127,10 +127,8 @@ class LiveTiming:
 
     second_opinion_lead: float = 1.5
     """How much longer recognizing holds the thread with ``--second-opinion whisper``, added to
-    ``recognition_lead``: Whisper base decodes an utterance in about 0.2 s on two x86 cores after pocketsphinx (0.65 s
-    before its encoder heard 15 s instead of 30, ``asr_whisper.ENCODER_FRAMES``), and where neither gave a command
-    weighs the nearest commands in a few decoder passes more; the lead is kept for slower machines (a Raspberry Pi
-    was not measured)."""
+    ``recognition_lead``: Whisper base decodes an utterance in about 0.65 s on two x86 cores, after pocketsphinx,
+    and where neither gave a command weighs the nearest commands in about 0.45 s more."""
 
     speaker_horizon: float = 0.3
     """How early the speaker hands its next phrase to the output (covers the output latency and ``poll``)."""

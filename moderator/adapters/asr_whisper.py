@@ -220,15 +220,18 @@ MAX_TOKENS = 48
 """The most tokens Whisper may write for one utterance: the longest command ("we choose Cedric and Delia and Paul
 and Rosa and Steve as hostages", with a wake word) takes about 20."""
 
-ENCODER_FRAMES = 1500
-"""How many 10 ms frames of log-mel features Whisper's encoder hears: 15 s, the utterance padded to it (longer audio,
-which no utterance the listener closes is, gets Whisper's 30 s). Whisper was trained on 30 s windows, but
-CTranslate2's encoder takes fewer, and the encoder was most of a decode: on two x86 cores, about 0.55 s for 3000
-frames and a fifth of that for 1500, and every weighing pass's cross-attention halves too. Chosen on the dev split
-(docs/benchmarks/changes.md, 2026-11-29): 1500 frames gave 61 (1), 46 (1), 19 (1) right (wrong) of 63 in clean, 12
-and 6 dB, against 61 (1), 46 (4), 18 (1) for 3000; 1000 frames gave about the same on dev, but in a real-time
-game it wrote "and is" for a clean "pause" and "ca" for "repeat that" (certainty 0.06 and 0.15), where 1500 and
-3000 wrote the commands; 600 lost 5 clean dev commands."""
+ENCODER_FRAMES = 3000
+"""How many 10 ms frames of log-mel features Whisper's encoder hears: the utterance padded to it (longer audio gets
+Whisper's 30 s, 3000). Whisper was trained on 30 s windows, and CTranslate2's encoder also takes fewer frames, at a
+fraction of the cost (on two x86 cores about 0.55 s for 3000 frames, a fifth of that for 1500, whose every weighing
+pass is cheaper too). 1500 (15 s, longer than any utterance the listener closes) was measured on 2026-11-29
+(docs/benchmarks/changes.md) and is not shipped yet: dev 61 (1), 46 (1), 19 (1) right (wrong) of 63 in clean, 12 and
+6 dB against 61 (1), 46 (4), 18 (1), the test split replayed 146 (1), 121 (3), 55 (2) of 150 against 146 (1), 120
+(2), 53 (6), replies with Whisper 685 / 749 ms (p50 / p95) against 1,180 / 1,419; but a whole 13-player game in 18 dB
+babble lost its result: the word "is" of "the president is Alice" scored 0.2 under its score after silence (-3.31
+against -3.10; at 30 s -2.08 against -2.76), so ``nothing_against`` dropped the command three times running. Every
+bar of the rules here was chosen at 30 s; shorter windows shift the scores a word at a time. 1000 frames also wrote
+"and is" for a clean "pause" in a real-time game."""
 
 TIMESTAMPS = 1501
 """Whisper's timestamp tokens, after its text and special ones: 0.00 to 30.00 s in steps of 0.02 s."""
