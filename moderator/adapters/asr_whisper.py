@@ -464,11 +464,6 @@ def _same_slots(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a.keys() == b.keys() and all(key(a[k]) == key(b[k]) for k in a)
 
 
-def _window(frames: int) -> int:
-    """The encoder's window for ``frames`` of audio: ``ENCODER_FRAMES``, or Whisper's 30 s where they are longer."""
-    return ENCODER_FRAMES if frames <= ENCODER_FRAMES else 3000
-
-
 @dataclass(frozen=True)
 class Heard:
     """Whisper's words for one utterance, their certainty (``exp`` of the mean token log-probability, as
@@ -513,11 +508,9 @@ class FasterWhisper:
                                                                         self.tokenizer.no_timestamps]
 
     def hear(self, audio: np.ndarray, prompt: str) -> Heard:
-        from faster_whisper.audio import pad_or_trim
-
         features = self.whisper.feature_extractor(audio)
         frames = min(features.shape[-1] - 1, self.whisper.feature_extractor.nb_max_frames)
-        encoded = self.whisper.encode(pad_or_trim(features[:, :frames], _window(frames)))
+        encoded = self._encode(features, frames)
         start = self._start(prompt)
         result = self.whisper.model.generate(
             encoded, [start], beam_size=1, max_length=len(start) + MAX_TOKENS, return_scores=True,
@@ -587,15 +580,21 @@ class FasterWhisper:
         key = (tuple(start), sentence)
         if key not in self._silent:
             if self._silence is None:
-                from faster_whisper.audio import pad_or_trim
-
                 quiet = self.whisper.feature_extractor(np.zeros(RATE, np.float32))
-                self._silence = (self.whisper.encode(pad_or_trim(quiet[:, :-1], _window(quiet.shape[-1] - 1))),
-                                 quiet.shape[-1] - 1)
+                self._silence = (self._encode(quiet, quiet.shape[-1] - 1), quiet.shape[-1] - 1)
             if len(self._silent) >= 512:
                 self._silent.clear()
             self._silent[key] = self._scores(*self._silence, start, sentence)
         return self._silent[key]
+
+    def _encode(self, features: np.ndarray, frames: int) -> Any:
+        """The encoder's output for the first ``frames`` of ``features``, padded to ``ENCODER_FRAMES`` (to Whisper's
+        whole window, ``nb_max_frames``, where they are more)."""
+        from faster_whisper.audio import pad_or_trim
+
+        whole = self.whisper.feature_extractor.nb_max_frames
+        return self.whisper.encode(pad_or_trim(features[:, :frames], ENCODER_FRAMES if frames <= ENCODER_FRAMES
+                                               else whole))
 
     def _against(self, heard: Heard, sentence: str) -> tuple[list[int], np.ndarray]:
         """``_scores`` against the utterance ``heard``; the last is kept, as a short command's support weighs it
