@@ -919,10 +919,13 @@ def test_a_weighed_command_counts_only_when_the_audio_has_the_role_it_carries(
 
 
 @pytest.mark.parametrize(("the", "counts"), [(0.05, True), (-0.05, False)])
+@pytest.mark.parametrize("slack", [0.0, 0.5])
 def test_a_weighed_command_counts_only_when_the_audio_makes_none_of_its_words_less_likely_than_silence(
-        grammar: Any, the: float, counts: bool) -> None:
+        grammar: Any, the: float, counts: bool, slack: float, monkeypatch: pytest.MonkeyPatch) -> None:
     # The reveal's talk in the fresh4 hours, written "Frank is on his way.": "Frank is the president." is likely and
-    # its role is heard, but the audio makes "the" less likely than silence does.
+    # its role is heard, but the audio makes "the" less likely than silence does (by more than AGAINST_SLACK).
+    monkeypatch.setattr(W, "AGAINST_SLACK", slack)
+    the -= slack
     roster = ["Frank", "Grace"]
     words = {"Frank is the president.": [(-0.1, -8.8), (-1.4, -3.5), (-4.5, -4.5 - the), (-1.4, -2.5)]}
     second = W.WhisperRecognizer(model=Writes("Frank is on his way.", float(np.exp(-0.8)),

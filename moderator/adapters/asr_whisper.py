@@ -212,6 +212,11 @@ or guessed a command came near (the likeliest was 2.3 behind Whisper's words, an
 names: pocketsphinx's guess "hostages Yara Zeke and Beatrix" for "... Yara, Zeke, Amir and Beatrix", which Whisper
 wrote "Achoo, the Orami, Amir, and Beatrix are our hostage."."""
 
+AGAINST_SLACK = 0.0
+"""How much less likely against the audio than after a second of silence a word of a command may be, where
+``WhisperRecognizer.nothing_against`` asks that the audio argue against none of its words (and the word is under
+``WORD_LIKELY``)."""
+
 NO_SPEECH = 0.6
 """faster-whisper's ``no_speech_threshold``: above it, with a mean token log-probability of -1 or less, Whisper
 wrote nothing."""
@@ -896,7 +901,7 @@ class WhisperRecognizer:
         way.", "the" 0.8 to 2.6 less likely against the audio than after silence. No right command the weighing
         gave on the dev split (32, in clean + hiss, 12 and 6 dB babble; 2026-11-27) had such a word. (Not for the
         check: there "the bomber is zeke", written "Probably with me.", had one.)"""
-        return self._each_heard(text, ("value", "word"), lambda audio, silence: _heard(audio, silence, 0.0))
+        return self._each_heard(text, ("value", "word"), lambda audio, silence: _heard(audio, silence, -AGAINST_SLACK))
 
     def _each_heard(self, text: str, kinds: tuple[str, ...], heard: Callable[[float, float], bool]) -> bool:
         """Whether the last utterance has each word of the command ``text`` of these ``kinds`` (``_kinds``): ``heard``
