@@ -245,10 +245,10 @@ bar of the rules here was chosen at 30 s; shorter windows shift the scores a wor
 voices' games 8 of 8, but a voice no split uses (espeak-ng en-gb-scotland+john) lost the 13-player game's result: at
 15 s Whisper wrote its "the president is Alice" as "The president and artist.", so the check kept pocketsphinx's
 "the president is bob", and ``renamed`` made it "the president is ivan": Whisper finds " Ivan" after "is" far
-likelier than " Alice" at either window (-0.9 against -7.8 at 15 s, -0.6 against -7.8 at 30 s), and the end of text after each barely differs (-0.9
-against -0.02 at 15 s), so the end's score would not have saved it. At 30 s Whisper writes the same utterance "The
-president and Alice.", which names Alice, and nothing is renamed; at 30 s that game lost a hostage instead
-(docs/benchmarks/games_unheard.md)."""
+likelier than " Alice" at either window (-0.9 against -7.8 at 15 s, -0.6 at 30 s), and the end of text after Ivan,
+though less likely (-0.9 against -0.02 after Alice at 15 s), does not make up for it. At 30 s Whisper writes the same
+utterance "The president and Alice.", which names Alice, and nothing is renamed; at 30 s that game lost a hostage
+instead (docs/benchmarks/games_unheard.md)."""
 
 TIMESTAMPS = 1501
 """Whisper's timestamp tokens, after its text and special ones: 0.00 to 30.00 s in steps of 0.02 s."""
