@@ -2,7 +2,7 @@
 18 dB of babble, decide what the typed game decides?
 
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.games [--snr 18] [--repeats 0 2] [--models default party auto+whisper]
-[--out docs/benchmarks/games.md]``
+[--voices unheard] [--out docs/benchmarks/games.md]``
 
 Each game is a voice scenario of tests/scenarios/voice (every line as a player says it, the hostage read-back's
 "yes" included), played by ``moderator simulate --input voice --noise babble --snr S``, once per voice, acoustic

@@ -901,18 +901,18 @@ class WhisperRecognizer:
         return self._each_heard(text, ("value",), _heard)
 
     def nothing_against(self, text: str) -> bool:
-        """Whether the audio of the last utterance makes no word of the command ``text`` less likely than a second
-        of silence does, other than a player's name, a word that joins names ("and"; Whisper writes a comma) or a
-        word that another way of saying the command goes without (the weighing takes the phrasing of a hint, "I
-        choose ...", where "we" was said): each other word scores no lower against the audio than after silence,
-        or ``WORD_LIKELY`` or more in its own right. The weighing takes a command Whisper did not write itself
-        only so. Talk about the reveal names a player and goes on otherwise, and the grammar then waits for
-        "{player} is the {role}": over the fresh3 and fresh4 hours (6.5 each) the weighing took "heidi is the
-        bomber" from "Heidi is not the bomber.", "grace is the president" from "Grace is us.", "heidi is the
-        president" from "Heidi has been trained to be here." and "frank is the president" from "Frank is on his
-        way.", "the" 0.8 to 2.6 less likely against the audio than after silence. No right command the weighing
-        gave on the dev split (32, in clean + hiss, 12 and 6 dB babble; 2026-11-27) had such a word. (Not for the
-        check: there "the bomber is zeke", written "Probably with me.", had one.)"""
+        """Whether the audio of the last utterance makes no word of the command ``text`` less likely than a second of
+        silence does, other than a player's name, a word that joins names ("and"; Whisper writes a comma) or a word that
+        another way of saying the command goes without (the weighing takes the phrasing of a hint, "I choose ...", where
+        "we" was said): each other word scores no lower against the audio than after silence (less ``AGAINST_SLACK``),
+        or ``WORD_LIKELY`` or more in its own right. The weighing takes a command Whisper did not write itself only so.
+        Talk about the reveal names a player and goes on otherwise, and the grammar then waits for "{player} is the
+        {role}": over the fresh3 and fresh4 hours (6.5 each) the weighing took "heidi is the bomber" from "Heidi is not
+        the bomber.", "grace is the president" from "Grace is us.", "heidi is the president" from "Heidi has been
+        trained to be here." and "frank is the president" from "Frank is on his way.", "the" 0.8 to 2.6 less likely
+        against the audio than after silence. No right command the weighing gave on the dev split (32, in clean + hiss,
+        12 and 6 dB babble; 2026-11-27) had such a word. (Not for the check: there "the bomber is zeke", written
+        "Probably with me.", had one.)"""
         return self._each_heard(text, ("value", "word"), lambda audio, silence: _heard(audio, silence, -AGAINST_SLACK))
 
     def _each_heard(self, text: str, kinds: tuple[str, ...], heard: Callable[[float, float], bool]) -> bool:
