@@ -28,14 +28,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from benchmarks.voices import FLITE_HELD_OUT
+from benchmarks.voices import FLITE_HELD_OUT, UNHEARD_GAME_VOICES
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ("eight_players", "thirteen_players")
 VOICES = (*FLITE_HELD_OUT, "espeak-ng:en-us+f3,speed=150,pitch=70", "espeak-ng:en-gb+m3,speed=190,pitch=35")
-#: Two espeak-ng variants that no split of benchmarks/voices.py uses (none trains, tunes or tests anything else),
-#: for a check of a change that the games above were looked at for: ``--voices unheard``.
-UNHEARD = ("espeak-ng:en-us+quincy,speed=160,pitch=45", "espeak-ng:en-gb-scotland+john,speed=175,pitch=55")
 
 
 def decisions(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -118,11 +115,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="acoustic models (--acoustic-model), each optionally +whisper (--second-opinion whisper)")
     parser.add_argument("--games", nargs="+", default=list(GAMES))
     parser.add_argument("--voices", nargs="+", default=list(VOICES), metavar="VOICE",
-                        help="simulate --voice specs, or 'unheard': two espeak-ng variants no split uses (UNHEARD)")
+                        help="simulate --voice specs, or 'unheard': two espeak-ng variants no split uses "
+                        "(benchmarks.voices.UNHEARD_GAME_VOICES)")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks" / "games.md")
     args = parser.parse_args(argv)
-    voices = [u for v in args.voices for u in (UNHEARD if v == "unheard" else (v,))]
+    voices = [u for v in args.voices for u in (UNHEARD_GAME_VOICES if v == "unheard" else (v,))]
     jobs = [(g, v, m, args.snr, n) for g in args.games for v in voices for m in args.models for n in args.repeats]
     with ProcessPoolExecutor(args.processes) as pool:
         rows = list(pool.map(run_one, jobs))
