@@ -799,18 +799,23 @@ def test_a_command_kept_by_the_check_takes_the_name_whisper_writes_where_only_a_
     assert prefix == "" and set(words) == set(ROSTER), "the room's names alone, where the name is"
 
 
-@pytest.mark.parametrize(("whisper_writes", "carol", "alice", "rename"), [
-    ("Ember of fused with leadership.", -1.8, -1.8 + W.RENAME_MARGIN - 0.1, True),  # not likelier enough
-    ("Ember of fused with leadership.", -2.9, W.WEIGH_LEAST - 0.1, True),  # likelier, but not likely
-    ("Ember of fused with leadership.", -3.3, -1.4, False),  # the rule off
-    ("Carol fused with leadership.", -3.3, -1.4, True),  # Whisper wrote the name heard: no decode
+@pytest.mark.parametrize(("whisper_writes", "certainty", "carol", "alice", "over_silence", "rename"), [
+    ("Ember of fused with leadership.", 0.2, -1.8, -1.8 + W.RENAME_MARGIN - 0.1, 3.0, True),  # not likelier enough
+    ("Ember of fused with leadership.", 0.2, -2.9, W.WEIGH_LEAST - 0.1, 3.0, True),  # likelier, but not likely
+    # Likelier and likely, but far under Whisper's own words ("The president and artist." renamed to Ivan), or
+    # not enough over silence: the weighing's other bars.
+    ("Ember of fused with leadership.", 0.5, -5.3, np.log(0.5) - W.WEIGH_BEHIND - 0.05, 3.0, True),
+    ("Ember of fused with leadership.", 0.2, -5.3, -1.4, W.WEIGH_EVIDENCE - 0.05, True),
+    ("Ember of fused with leadership.", 0.2, -3.3, -1.4, 3.0, False),  # the rule off
+    ("Carol fused with leadership.", 0.2, -3.3, -1.4, 3.0, True),  # Whisper wrote the name heard: no decode
 ])
-def test_a_command_kept_by_the_check_keeps_its_name_unless_another_is_likelier_and_likely(
-        grammar: Any, monkeypatch: pytest.MonkeyPatch, whisper_writes: str, carol: float, alice: float,
-        rename: bool) -> None:
+def test_a_command_kept_by_the_check_keeps_its_name_unless_another_is_likelier_and_clears_the_bars(
+        grammar: Any, monkeypatch: pytest.MonkeyPatch, whisper_writes: str, certainty: float, carol: float,
+        alice: float, over_silence: float, rename: bool) -> None:
     monkeypatch.setattr(W, "RENAME", rename)
-    both = checked("carol refuses leadership", whisper_writes, 0.2, grammar, continues={"": [" Alice."]},
-                   likely={"Carol refuses leadership.": carol, "Alice refuses leadership.": alice})
+    both = checked("carol refuses leadership", whisper_writes, certainty, grammar, continues={"": [" Alice."]},
+                   likely={"Carol refuses leadership.": carol, "Alice refuses leadership.": alice},
+                   silent={"Alice refuses leadership.": alice - over_silence})
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "carol refuses leadership"
     assert both.chosen == "stub"
     if not rename or "Carol" in whisper_writes:

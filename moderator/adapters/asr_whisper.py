@@ -187,10 +187,14 @@ RENAME_MARGIN = 0.5
 """Whether a command pocketsphinx heard that names one player, kept by the check though Whisper did not write that
 name, is heard again for its name (``WhisperRecognizer.renamed``): Whisper writes the name where it may write only
 a name, as ``DECODED_NAME`` does, and the command with that name replaces pocketsphinx's when it is at least
-``RENAME_MARGIN`` likelier against the audio (mean token log-probability) and ``WEIGH_LEAST`` or more. It never
-makes a command of an utterance pocketsphinx made none of, so it adds no false accept. On the test split's 12 dB
-babble pocketsphinx twice took "liam refuses leadership" for Emma (flite rms and kal): with Emma each scored -1.4
-against -3.3 and -5.3 (2026-11-28). ``python -m benchmarks.replay replay FILE --set RENAME=False`` measures it."""
+``RENAME_MARGIN`` likelier against the audio (mean token log-probability) and clears the weighing's bars
+(``clears_bars``). It never makes a command of an utterance pocketsphinx made none of, so it adds no false accept.
+On the test split's 12 dB babble pocketsphinx twice took "liam refuses leadership" for Emma (flite rms and kal):
+with Emma each scored -1.4 against -3.3 and -5.3 (2026-11-28), 0.47 and 0.65 under Whisper's own words and 6.6
+over silence. The bar under Whisper's own words (``WEIGH_BEHIND``) was added on 2026-11-29: a voice no split uses
+(espeak-ng en-gb-scotland+john), at the 15 s window, had its "the president is Alice" written "The president and
+artist.", and pocketsphinx's "the president is bob" became "the president is ivan", 1.15 under Whisper's words: a
+wrong reveal. ``python -m benchmarks.replay replay FILE --set RENAME=False`` measures it."""
 
 WEIGH_LEAST = -2.0
 WEIGH_EVIDENCE = 2.0
@@ -800,7 +804,9 @@ class WhisperRecognizer:
         in place of its one name, where the check keeps it and Whisper's own words do not name it (``RENAME``):
         pocketsphinx in babble takes one name for another ("liam refuses leadership" for Emma), and Whisper, made
         to write a name there, writes the one said. None where the command names no player, or a list, or Whisper
-        wrote its name, or the command with no other name is ``RENAME_MARGIN`` likelier and ``WEIGH_LEAST`` or more."""
+        wrote its name, or the command with no other name is ``RENAME_MARGIN`` likelier and clears the weighing's
+        bars (``clears_bars``: ``WEIGH_LEAST`` or more, at most ``WEIGH_BEHIND`` under Whisper's own words,
+        ``WEIGH_EVIDENCE`` over silence)."""
         if not RENAME or self._last is None or not self._last[1].text or self.grammar is None:
             return None
         parsed = self._command(_words(text))
@@ -819,7 +825,10 @@ class WhisperRecognizer:
             return None
         weights = self.model.weigh(heard, [_written(own[0]), *(_written(t) for t, _ in named)])
         best = int(np.argmax(weights[1:]))
-        if weights[best + 1] < max(WEIGH_LEAST, weights[0] + RENAME_MARGIN):
+        said = weights[best + 1]
+        # A command Whisper did not write, as the weighing's are: its bars too (``clears_bars``).
+        if said < weights[0] + RENAME_MARGIN or not clears_bars(
+                said, heard.logprob, lambda: self.model.weigh_silent(heard, _written(named[best][0]))):
             return None
         return _words(named[best][0])
 
