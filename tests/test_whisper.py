@@ -394,6 +394,32 @@ def test_with_a_veto_words_near_the_command_leave_it(grammar: Any) -> None:
     assert not both.vetoed, "Whisper's spelling of a name it does not know is no other sentence"
 
 
+@pytest.mark.parametrize(("evidence", "stands"), [(W.SPARE_EVIDENCE + 0.05, True), (W.SPARE_EVIDENCE - 0.05, False)])
+def test_with_a_veto_other_words_by_their_letters_alone_drop_no_command_the_audio_gives_evidence(
+        grammar: Any, evidence: float, stands: bool) -> None:
+    # An unheard voice's "hostage Judy" in 18 dB babble, which Whisper wrote "Often video game." (certainty 0.38):
+    # pocketsphinx heard it right, and the audio makes it 1.5 likelier than silence does.
+    both = checked("hostage carol", "Often video game.", 0.38, grammar, likely={"Hostage carol.": -3.6},
+                   silent={"Hostage carol.": -3.6 - evidence})
+    assert W.other_words("hostage carol", "Often video game.") and not W.talk_about("hostage carol",
+                                                                                    "Often video game.")
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "hostage carol") is stands and both.vetoed is not stands
+
+
+@pytest.mark.parametrize("written", ["Carol is not the bomber.",
+                                     "I really think Carol should be the bomber, or the president, next time."])
+def test_with_a_veto_talk_about_a_command_drops_it_whatever_the_audio_s_evidence(grammar: Any, written: str) -> None:
+    # A negation, or talk with the command's words in it: the audio has those words, so evidence says nothing.
+    # (Weighed after the veto, the command is too far under Whisper's own words to be taken.)
+    said = float(np.log(0.8)) - W.AGREED_BEHIND - 0.1
+    both = checked("carol is the bomber", written, 0.8, grammar, likely={"Carol is the bomber.": said},
+                   silent={"Carol is the bomber.": said - 5.0})
+    assert W.talk_about("carol is the bomber", written)
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "" and both.vetoed
+
+
 @pytest.mark.parametrize(("evidence", "stands"), [(W.EVIDENCE + 0.05, True), (W.EVIDENCE - 0.05, False)])
 def test_with_a_veto_a_command_stands_only_when_the_audio_makes_it_likelier_than_silence_does(
         grammar: Any, evidence: float, stands: bool) -> None:
@@ -879,7 +905,9 @@ def test_a_command_pocketsphinx_guessed_too_counts_at_the_lower_bars(grammar: An
     assert heard.text == "room a is ready" and both.weighed and both.chosen == "whisper"
 
 
-def test_a_command_pocketsphinx_heard_and_whisper_s_check_dropped_counts_at_the_lower_bars(grammar: Any) -> None:
+def test_a_command_pocketsphinx_heard_and_whisper_s_check_dropped_counts_at_the_lower_bars(
+        grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "SPARE_EVIDENCE", W.WEIGH_EVIDENCE)  # the letters' veto drops it (no spare at 1.75)
     likely, silent = between("Room a is ready.")
     both = checked("room a is ready", "Revisative.", float(np.exp(HEARD)), grammar, likely=likely, silent=silent)
     heard = both.recognize(np.zeros(16000, np.float32), 16000)
@@ -978,8 +1006,11 @@ def test_when_whisper_hears_no_speech_nothing_is_weighed(grammar: Any) -> None:
     assert both.second.model.weighed == []  # type: ignore[attr-defined]
 
 
-def test_a_vetoed_command_whisper_still_finds_likely_stands(grammar: Any) -> None:
-    # Whisper wrote other words ("Revisative."), so the check drops the command; weighed, it is the likelier.
+def test_a_vetoed_command_whisper_still_finds_likely_stands(grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Whisper wrote other words ("Revisative."), so the check drops the command (without the spare: the weighing's
+    # bars ask more evidence than SPARE_EVIDENCE, so a command the letters alone dropped is weighed only so);
+    # weighed, it is the likelier.
+    monkeypatch.setattr(W, "SPARE_EVIDENCE", 1e9)
     both = checked("room a is ready", "Revisative.", 0.4, grammar, likely={"Room a is ready.": -1.0})
     heard = both.recognize(np.zeros(16000, np.float32), 16000)
     assert heard.text == "room a is ready" and both.weighed and both.vetoed

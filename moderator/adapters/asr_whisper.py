@@ -74,6 +74,16 @@ VETO_LONGER = 3.0
 """Whisper's words are others than pocketsphinx's command when they hold less than this share of its letters, or
 this many times as many words (``other_words``)."""
 
+SPARE_EVIDENCE = 1.0
+"""Whisper's other words that are others only by their letters (under ``VETO_COVERAGE`` of the command's, neither
+talk nor a negation: ``talk_about``) drop no command the audio makes this much likelier than a second of silence
+does (``WhisperRecognizer.evidence``, as ``EVIDENCE`` asks of a command's support, which then decides). A voice no
+split uses (espeak-ng en-gb-scotland+john) said "hostage Judy" in 18 dB babble; Whisper wrote "Often video game."
+(certainty 0.38), and pocketsphinx's right command, 1.5 likelier than after silence, was dropped: the 13-player game
+never locked the hostage (2026-11-29). Measured on the dev split first (+1 right at 12 dB, "the bomber is rosa",
+written "An armoured Rosa.", evidence 2.2), then the test split (+1 at 12 dB, +1 at 6 dB, no wrong added).
+``python -m benchmarks.replay replay FILE --set SPARE_EVIDENCE=1e9`` measures the veto without it."""
+
 NEGATIONS = frozenset({"not", "no", "nope", "never", "isn't", "aren't", "wasn't", "don't", "doesn't", "won't",
                        "can't", "didn't"})
 
@@ -408,11 +418,17 @@ def other_words(command: str, written: str) -> bool:
     swap Grace for Dave"), talk about the game the third ("Grace is the bomber" in "Grace is not the bomber").
     (A fourth way, no word like the command's own but the names, was tried and removed: Whisper wrote flite slt's
     "Frank accepts" as "Frank, Jacksep." three times in a row, and a whole game lost its leader; changes.md.)"""
-    said, wrote = _words(command).split(), _words(written).split()
-    if not wrote:
+    if not _words(written):
         return False
-    negated = not NEGATIONS.isdisjoint(wrote) and NEGATIONS.isdisjoint(said)
-    return held(command, written) < VETO_COVERAGE or talks_on(command, written) or negated
+    return held(command, written) < VETO_COVERAGE or talk_about(command, written)
+
+
+def talk_about(command: str, written: str) -> bool:
+    """Whether Whisper's words ``written`` are talk with the ``command`` in it, not the command: ``VETO_LONGER`` times
+    as many words (``talks_on``), or a negation the command lacks (``other_words``' second and third ways)."""
+    said, wrote = _words(command).split(), _words(written).split()
+    return bool(wrote) and (talks_on(command, written) or (
+        not NEGATIONS.isdisjoint(wrote) and NEGATIONS.isdisjoint(said)))
 
 
 def talks_on(command: str, written: str) -> bool:
@@ -1100,7 +1116,8 @@ class SecondOpinion:
         Whisper's when it heard another one surely; dropped when Whisper's words point at another command, not
         surely (``WhisperRecognizer.contradicts``: the weighing then weighs both, ``recognize``); dropped when
         Whisper, at a certainty of ``veto`` or more,
-        wrote other words (``other_words``), or gives it no support (``WhisperRecognizer.supports``: "repeat" in
+        wrote other words (``other_words``; by their letters alone, only where the audio gives the command less than
+        ``SPARE_EVIDENCE``), or gives it no support (``WhisperRecognizer.supports``: "repeat" in
         party talk that Whisper wrote "Please."); kept otherwise (Whisper lost in the noise, or near the command's
         words: "we appoint one as leader" for Wanda)."""
         if self.second.agrees(heard.text):
@@ -1114,7 +1131,9 @@ class SecondOpinion:
         if self.second.contradicts(heard.text):
             self.vetoed = True  # two commands, neither sure: the weighing chooses between them, or neither
             return Transcript("", heard.confidence)
-        if other.confidence >= (self.veto or 0.0) and other_words(heard.text, self.second.words):
+        written = self.second.words
+        if other.confidence >= (self.veto or 0.0) and other_words(heard.text, written) and (
+                talk_about(heard.text, written) or self.second.evidence(heard.text) < SPARE_EVIDENCE):
             self.vetoed = True
             return Transcript("", heard.confidence)
         if not self.second.supports(heard.text):
