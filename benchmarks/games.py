@@ -2,7 +2,7 @@
 18 dB of babble, decide what the typed game decides?
 
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.games [--snr 18] [--repeats 0 2] [--models default party auto+whisper]
-[--voices unheard] [--out docs/benchmarks/games.md]``
+[--voices unheard|unheard2] [--out docs/benchmarks/games.md]``
 
 Each game is a voice scenario of tests/scenarios/voice (every line as a player says it, the hostage read-back's
 "yes" included), played by ``moderator simulate --input voice --noise babble --snr S``, once per voice, acoustic
@@ -115,12 +115,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="acoustic models (--acoustic-model), each optionally +whisper (--second-opinion whisper)")
     parser.add_argument("--games", nargs="+", default=list(GAMES))
     parser.add_argument("--voices", nargs="+", default=list(VOICES), metavar="VOICE",
-                        help="simulate --voice specs, or 'unheard': two espeak-ng variants no split uses "
-                        "(benchmarks.voices.UNHEARD_GAME_VOICES)")
+                        help="simulate --voice specs, or the name of a set of two espeak-ng variants no split "
+                        f"uses ({', '.join(UNHEARD_GAME_VOICES)}: benchmarks.voices.UNHEARD_GAME_VOICES)")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks" / "games.md")
     args = parser.parse_args(argv)
-    voices = [u for v in args.voices for u in (UNHEARD_GAME_VOICES if v == "unheard" else (v,))]
+    voices = [u for v in args.voices for u in UNHEARD_GAME_VOICES.get(v, (v,))]
     jobs = [(g, v, m, args.snr, n) for g in args.games for v in voices for m in args.models for n in args.repeats]
     with ProcessPoolExecutor(args.processes) as pool:
         rows = list(pool.map(run_one, jobs))

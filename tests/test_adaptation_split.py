@@ -15,6 +15,19 @@ def test_no_training_or_tuning_voice_name_or_line_is_a_test_one():
     V.check_split()
 
 
+@pytest.mark.skipif(shutil.which("espeak-ng") is None,
+                    reason="espeak-ng is not installed (scripts/setup.sh installs it)")
+def test_each_unheard_game_voice_is_a_variant_espeak_ng_has():
+    # espeak-ng says an unknown variant in the accent's own voice, without a word: a set would then be no new voice.
+    import subprocess
+
+    listed = subprocess.run(["espeak-ng", "--voices=variant"], capture_output=True, text=True, check=True).stdout
+    files = {line.split()[-1].rpartition("/")[2].lower() for line in listed.splitlines()[1:] if line.split()}
+    for pair in V.UNHEARD_GAME_VOICES.values():
+        for spec in pair:
+            assert spec.split(",")[0].partition("+")[2].lower() in files, spec
+
+
 def test_the_mbrola_dev_group_says_the_same_commands_by_a_speaker_of_no_training_copy():
     items = dev_items(basic_grammar(), recorded=True, by_family=True)
     by_group = {g: [it for it in items if it.group == g] for g in DEV_GROUPS}
