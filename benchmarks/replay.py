@@ -125,7 +125,7 @@ class Oracle:
             "evidence": round(float(score - silence), 3),
             "words": [round(float(audio), 2) for audio, _ in second.model.word_scores(heard, said)],
             "weighed": near,
-            "clears": W.clears_bars(score, heard.logprob, lambda: silence)})
+            "clears": W.clears_bars(score, heard.logprob, lambda: score - silence)})
         return out
 
     def summary(self, rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:

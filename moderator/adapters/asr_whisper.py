@@ -179,6 +179,13 @@ DECODED_LISTS = 4
 """How many lists Whisper writes for the weighing when it may write only names (``WhisperRecognizer._decoded_lists``):
 the beams of one restricted decode, each list then weighed as a command (a pass of the decoder each)."""
 
+LIST_COMMA = True
+"""Whether the weighing also weighs each command with a list of names as Whisper often writes one, a comma after the
+words that call the list ("Hostages, Bob and Carol."; ``with_commas``). An espeak-ng voice no split uses
+(en-gb-x-rp+Andrea, 2026-11-30) had "hostages Bob and Carol" written "Hostage is Bob and Carol.": the command 0.88
+under Whisper's own words, past ``WEIGH_BEHIND``, and so lost, where its comma form is 0.38 under. ``python -m
+benchmarks.replay replay FILE --set LIST_COMMA=False`` measures it."""
+
 DECODED_NAME = True
 """Whether Whisper writes the one name of a command that names one player ("we appoint Grace as leader", "27 votes
 for Ingrid") as it writes lists, where none of the commands weighed has a list and none of them counts
@@ -465,22 +472,33 @@ def _names_written(text: str, names: dict[str, str], joiners: set[str], after: s
     return out
 
 
+def comma_form(text: str, parsed: Parsed) -> str | None:
+    """The command ``text`` (``parsed``) with a comma after the words before its list of names, as Whisper often
+    writes a list ("hostages, Bob and Carol"; ``LIST_COMMA``); None for a command with no list, or whose words before
+    it end otherwise than in a letter or digit."""
+    slot = names_slot(parsed)
+    names = parsed.slots.get(slot) if slot is not None and LIST_COMMA else None
+    span = list_span(text, names) if isinstance(names, list) else None
+    before = text[: span[0]].rstrip() if span is not None else ""
+    return f"{before}, {text[span[0]:]}" if span is not None and before[-1:].isalnum() else None
+
+
 def _short_and_bare(text: str, parsed: Parsed) -> bool:
     """Whether the command ``text`` (``parsed``) is shorter than ``SHORT_COMMAND`` as the parser reads it and carries
     nothing: no name, role, team or room."""
     return not parsed.slots and len(_words(text)) < SHORT_COMMAND
 
 
-def clears_bars(said: float, own: float, silence: Callable[[], float], *, evidence: float | None = None,
+def clears_bars(said: float, own: float, part: Callable[[], float], *, evidence: float | None = None,
                 behind: float | None = None) -> bool:
     """Whether a command that scores ``said`` against an utterance (mean token log-probability) clears the
     weighing's three bars: ``WEIGH_LEAST`` or more, at most ``behind`` (default ``WEIGH_BEHIND``) under Whisper's own
-    words (``own``), and ``evidence`` (default ``WEIGH_EVIDENCE``) over its score after a second of silence
-    (``silence``, asked last: it costs a decoder pass). The defaults are read when asked (``benchmarks.replay``
-    sets them)."""
+    words (``own``), and the audio's part in it (``part``: its score less its score after a second of silence, asked
+    last: it costs a decoder pass) ``evidence`` (default ``WEIGH_EVIDENCE``) or more. The defaults are read when asked
+    (``benchmarks.replay`` sets them)."""
     evidence = WEIGH_EVIDENCE if evidence is None else evidence
     behind = WEIGH_BEHIND if behind is None else behind
-    return said >= WEIGH_LEAST and said >= own - behind and said - silence() >= evidence
+    return said >= WEIGH_LEAST and said >= own - behind and part() >= evidence
 
 
 def _heard(audio: float, silence: float, evidence: float = EVIDENCE) -> bool:
@@ -710,17 +728,17 @@ class WhisperRecognizer:
         words and rejected guess; Whisper's own words are added) that Whisper itself finds likely in it. Each of
         ``Grammar.nearest``'s commands is scored against the audio (the mean log-probability of its tokens,
         ``FasterWhisper.weigh``), and then the lists Whisper writes for the likeliest list where it may write only names
-        (``_decoded_lists``); the likeliest of all counts when it scores ``WEIGH_LEAST`` or more, ``WEIGH_EVIDENCE``
-        more than against silence (the audio's own part in it), and at most ``WEIGH_BEHIND`` below Whisper's own words.
-        A command that a hint itself parses as, where Whisper's words name no player it leaves out, needs only
-        ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. A command Whisper did not write itself needs its role, team or room
-        in the audio (``hears_each_value``); a short command that carries nothing needs each of its words likely
-        (``WORD_FLOOR``); none is taken from talk Whisper wrote with the command's words in it (``_talks_on``). Where
-        none counts and none has a list, the names Whisper writes for the likeliest command that names one player
-        are weighed too, the likeliest only with its name likely (``DECODED_NAME``, ``NAME_FLOOR``). In
-        babble Whisper writes "Our hostage is a Remy, Beatrix, Cedric, Delia, and Paul." and "Room a release the press
-        agenda.", and finds the commands said nearly as likely; "What can I say." it finds likely after any "I'm not
-        sure.", but as likely after silence."""
+        (``_decoded_lists``), a command with a list by the likelier of it and its ``comma_form``; the likeliest of all
+        counts when it scores ``WEIGH_LEAST`` or more, ``WEIGH_EVIDENCE`` more than against silence (the audio's own
+        part in it), and at most ``WEIGH_BEHIND`` below Whisper's own words. A command that a hint itself parses as,
+        where Whisper's words name no player it leaves out, needs only ``AGREED_EVIDENCE`` and ``AGREED_BEHIND``. A
+        command Whisper did not write itself needs its role, team or room in the audio (``hears_each_value``); a short
+        command that carries nothing needs each of its words likely (``WORD_FLOOR``); none is taken from talk Whisper
+        wrote with the command's words in it (``_talks_on``). Where none counts and none has a list, the names Whisper
+        writes for the likeliest command that names one player are weighed too, the likeliest only with its name likely
+        (``DECODED_NAME``, ``NAME_FLOOR``). In babble Whisper writes "Our hostage is a Remy, Beatrix, Cedric, Delia, and
+        Paul." and "Room a release the press agenda.", and finds the commands said nearly as likely; "What can I say."
+        it finds likely after any "I'm not sure.", but as likely after silence."""
         if self.grammar is None or self._last is None or not self._last[1].text:
             return Transcript("", 0.0 if self._last is None else self._last[1].certainty)  # no speech, no command
         heard = self._last[1]
@@ -733,7 +751,8 @@ class WhisperRecognizer:
         if lists:
             options += lists
             weights = [*weights, *self.model.weigh(heard, [_written(text) for text, _ in lists])]
-        taken = self._taken(heard, hinted, options, weights)
+        commas = self._commas(heard, options)
+        taken = self._taken(heard, hinted, options, weights, commas)
         if taken is None and DECODED_NAME:
             # One name decoded only where the commands weighed give none, so the decode changes no command taken
             # without it, and the likeliest name written taken only if the audio has it: a whole 13-player game lost
@@ -742,7 +761,7 @@ class WhisperRecognizer:
             more = self.model.weigh(heard, [_written(text) for text, _ in named]) if named else []
             if named and self._each_heard(named[int(np.argmax(more))][0], ("name",),
                                           lambda audio, _: audio >= NAME_FLOOR):
-                taken = self._taken(heard, hinted, [*options, *named], [*weights, *more])
+                taken = self._taken(heard, hinted, [*options, *named], [*weights, *more], commas)
         return taken if taken is not None else Transcript("", heard.certainty)
 
     def candidates(self, hints: Sequence[str]) -> list[tuple[str, Parsed]]:
@@ -753,15 +772,28 @@ class WhisperRecognizer:
                 self.grammar.nearest([*hints, self._last[1].text], self.roster, self.intents, most=WEIGHED)
                 if not _repeats_a_name(parsed)]
 
+    def _commas(self, heard: Heard, options: Sequence[tuple[str, Parsed]]) -> dict[str, tuple[str, float]]:
+        """Each command of ``options`` with a list, by its text: its ``comma_form`` and that form's weight against the
+        utterance ``heard`` (a decoder pass each)."""
+        forms = {text: form for text, parsed in options if (form := comma_form(text, parsed)) is not None}
+        weights = self.model.weigh(heard, [_written(form) for form in forms.values()]) if forms else []
+        return {text: (form, weight) for (text, form), weight in zip(forms.items(), weights, strict=True)}
+
     def _taken(self, heard: Heard, hinted: set[str], options: Sequence[tuple[str, Parsed]],
-               weights: Sequence[float]) -> Transcript | None:
-        """The likeliest of the commands ``options`` (by ``weights``, against the utterance ``heard``) if it clears
-        the weighing's bars (``weigh``; ``hinted``: the other recognizer's words, as the parser reads them), else
-        None."""
-        said, text, parsed = max(zip(weights, *zip(*options, strict=True), strict=True), key=lambda w: w[0])
+               weights: Sequence[float], commas: dict[str, tuple[str, float]]) -> Transcript | None:
+        """The likeliest of the commands ``options`` (by ``weights``, against the utterance ``heard``; a command with
+        a list by the likelier of it and its comma form, ``commas``) if it clears the weighing's bars (``weigh``;
+        ``hinted``: the other recognizer's words, as the parser reads them), else None. The audio's part in a
+        command is the larger of its two forms': after "Hostages," the prompt alone makes a name likely."""
+        best = [max(weight, commas[text][1]) if text in commas else weight
+                for (text, _), weight in zip(options, weights, strict=True)]
+        i = int(np.argmax(best))
+        (text, parsed), said = options[i], best[i]
+        forms = [(text, weights[i]), *([commas[text]] if text in commas else [])]
         agreed = _words(text) in hinted and self._named() <= set(names_said(parsed.slots))
         evidence, behind = (AGREED_EVIDENCE, AGREED_BEHIND) if agreed else (WEIGH_EVIDENCE, WEIGH_BEHIND)
-        if (clears_bars(said, heard.logprob, lambda: self.model.weigh_silent(heard, _written(text)),
+        if (clears_bars(said, heard.logprob, lambda: max(weight - self.model.weigh_silent(heard, _written(form))
+                                                         for form, weight in forms),
                         evidence=evidence, behind=behind)
                 and not self._talks_on(text) and self._each_likely(heard, text, parsed)
                 and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
@@ -846,7 +878,7 @@ class WhisperRecognizer:
         said = weights[best + 1]
         # A command Whisper did not write, as the weighing's are: its bars too (``clears_bars``).
         if said < weights[0] + RENAME_MARGIN or not clears_bars(
-                said, heard.logprob, lambda: self.model.weigh_silent(heard, _written(named[best][0]))):
+                said, heard.logprob, lambda: said - self.model.weigh_silent(heard, _written(named[best][0]))):
             return None
         return _words(named[best][0])
 
