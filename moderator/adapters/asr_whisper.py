@@ -181,10 +181,11 @@ the beams of one restricted decode, each list then weighed as a command (a pass 
 
 LIST_COMMA = True
 """Whether the weighing also weighs each command with a list of names as Whisper often writes one, a comma after the
-words that call the list ("Hostages, Bob and Carol."; ``with_commas``). An espeak-ng voice no split uses
-(en-gb-x-rp+Andrea, 2026-11-30) had "hostages Bob and Carol" written "Hostage is Bob and Carol.": the command 0.88
-under Whisper's own words, past ``WEIGH_BEHIND``, and so lost, where its comma form is 0.38 under. ``python -m
-benchmarks.replay replay FILE --set LIST_COMMA=False`` measures it."""
+words that call the list ("Hostages, Bob and Carol."; ``comma_form``), the likelier form counting. An espeak-ng voice
+no split uses (en-gb-x-rp+Andrea, 2026-11-29) had "hostages Bob and Carol" written "Hostage is Bob and Carol.": the
+command 0.88 under Whisper's own words, past ``WEIGH_BEHIND``, and so lost, where its comma form is 0.38 under. On
+the splits (2026-11-29) it changed one command: a test one at 12 dB, missed before, right now ("hostages Frank Grace
+Heidi and Alice"); dev the same. ``python -m benchmarks.replay replay FILE --set LIST_COMMA=False`` measures it."""
 
 DECODED_NAME = True
 """Whether Whisper writes the one name of a command that names one player ("we appoint Grace as leader", "27 votes
