@@ -475,10 +475,10 @@ def _names_written(text: str, names: dict[str, str], joiners: set[str], after: s
 
 def comma_form(text: str, parsed: Parsed) -> str | None:
     """The command ``text`` (``parsed``) with a comma after the words before its list of names, as Whisper often
-    writes a list ("hostages, Bob and Carol"; ``LIST_COMMA``); None for a command with no list, or whose words before
-    it end otherwise than in a letter or digit."""
+    writes a list ("hostages, Bob and Carol"); None for a command with no list, or whose words before it end otherwise
+    than in a letter or digit."""
     slot = names_slot(parsed)
-    names = parsed.slots.get(slot) if slot is not None and LIST_COMMA else None
+    names = parsed.slots.get(slot) if slot is not None else None
     span = list_span(text, names) if isinstance(names, list) else None
     before = text[: span[0]].rstrip() if span is not None else ""
     return f"{before}, {text[span[0]:]}" if span is not None and before[-1:].isalnum() else None
@@ -775,7 +775,9 @@ class WhisperRecognizer:
 
     def _commas(self, heard: Heard, options: Sequence[tuple[str, Parsed]]) -> dict[str, tuple[str, float]]:
         """Each command of ``options`` with a list, by its text: its ``comma_form`` and that form's weight against the
-        utterance ``heard`` (a decoder pass each)."""
+        utterance ``heard`` (a decoder pass each); none without ``LIST_COMMA``."""
+        if not LIST_COMMA:
+            return {}
         forms = {text: form for text, parsed in options if (form := comma_form(text, parsed)) is not None}
         weights = self.model.weigh(heard, [_written(form) for form in forms.values()]) if forms else []
         return {text: (form, weight) for (text, form), weight in zip(forms.items(), weights, strict=True)}
