@@ -2,15 +2,16 @@
 18 dB of babble, decide what the typed game decides?
 
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.games [--snr 18] [--repeats 0 2] [--models default party auto+whisper]
-[--voices unheard|unheard2] [--out docs/benchmarks/games.md]``
+[--voices unheard|unheard2|unheard3] [--out docs/benchmarks/games.md]``
 
 Each game is a voice scenario of tests/scenarios/voice (every line as a player says it, the hostage read-back's
 "yes" included), played by ``moderator simulate --input voice --noise babble --snr S``, once per voice, acoustic
 model and ``--repeats`` (how many more times a player says a command the moderator neither took nor refused, or
 refused as words the player did not say; with repeats, a scripted "yes" to a read-back of other hostages than the
 leader chose is a "no" and the choice again: ``VoiceDelivery``).
-The game's decisions are each room's leaders and locked hostages, round by round, and the winner; a run counts as
-the typed game's when all of them are the same. The voices are those no model trained or was tuned on
+The game's decisions are each room's leaders and locked hostages, round by round, and the result: the winner, the
+President and the Bomber (the winner alone until 2026-11-29, evening: a wrong reveal can give the right winner); a run
+counts as the typed game's when all of them are the same. The voices are those no model trained or was tuned on
 (benchmarks/voices.py): flite's held-out ``kal`` and ``slt``, and espeak-ng variants of the suite's test set
 (``simulate --voice`` takes flite and espeak-ng voices only, so the unseen Festival and Kokoro families of
 benchmarks/adaptation.py are not here).
@@ -36,7 +37,9 @@ VOICES = (*FLITE_HELD_OUT, "espeak-ng:en-us+f3,speed=150,pitch=70", "espeak-ng:e
 
 
 def decisions(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    """Per room, the leaders and locked hostages in order, each with its round; and the winner."""
+    """Per room, the leaders and locked hostages in order, each with its round; and the result: the winner, the
+    President and the Bomber (a wrong reveal can give the right winner: the President named is in the room the right
+    one is in)."""
     out: dict[str, list[Any]] = {"A": [], "B": [], "result": []}
     round_no = 0
     for e in events:
@@ -47,7 +50,7 @@ def decisions(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
         elif e["type"] == "hostages":
             out[e["room"]].append((round_no, "hostages", sorted(e["players"])))
         elif e["type"] == "result":
-            out["result"].append(e.get("winner"))
+            out["result"].append([e.get("winner"), e.get("president"), e.get("bomber")])
     return out
 
 

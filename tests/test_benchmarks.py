@@ -69,6 +69,20 @@ def test_games_name_the_first_decision_made_otherwise_the_winner_too() -> None:
         "B", (1, "leader", "Erin"), (1, "leader", "Frank")]
 
 
+def test_a_game_whose_reveal_names_another_president_is_another_game_with_the_same_winner() -> None:
+    # An unheard voice's "the president is Alice" kept as "the president is bob" (15 s window, 2026-11-29): Bob was
+    # in Alice's room, so the winner was the typed game's, and the run counted as decided as typed.
+    from benchmarks.games import decisions, first_difference
+
+    def game(president: str) -> list[dict[str, object]]:
+        return [{"type": "round_start"}, {"type": "leader", "room": "A", "player": "Alice"},
+                {"type": "result", "winner": "blue", "president": president, "bomber": "Erin"}]
+
+    typed, spoken = decisions(game("Alice")), decisions(game("Bob"))
+    assert typed["result"] == [["blue", "Alice", "Erin"]]
+    assert first_difference(typed, spoken) == ["result", ["blue", "Alice", "Erin"], ["blue", "Bob", "Erin"]]
+
+
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 def test_espeak_voice_options_change_the_speech() -> None:
     assert parse_voice("espeak-ng:en-us+f3,speed=150,pitch=70") == ("espeak-ng", "en-us+f3,speed=150,pitch=70")
@@ -130,7 +144,7 @@ def test_long_false_accepts_splits_have_minutes_beds_and_chatter_of_their_own() 
     assert {"test", "dev", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
             "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15",
             "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22",
-            "fresh23", "fresh24"} <= set(SPLITS)
+            "fresh23", "fresh24", "fresh25"} <= set(SPLITS)
     seeds = {split: {m.seed for m in minutes(6.5, wake_every=0, split=split)} for split in SPLITS}
     assert all(m.split == "fresh2" for m in minutes(0.1, split="fresh2"))
     for a, b in combinations(SPLITS, 2):

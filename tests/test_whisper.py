@@ -139,7 +139,7 @@ def test_a_shorter_encoder_window_holds_an_utterance_and_longer_audio_gets_30_s(
         whisper: W.WhisperRecognizer, grammar: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from moderator.audio.endpoint import Endpointer
 
-    monkeypatch.setattr(W, "ENCODER_FRAMES", 1500)  # the window measured on 2026-11-29 (not shipped yet)
+    monkeypatch.setattr(W, "ENCODER_FRAMES", 1500)  # the window shipped on 2026-11-29, whatever it is later
     # Every utterance the listener closes fits it: at most max_seconds, with its padding of the room.
     assert Endpointer.max_seconds + 1.0 <= W.ENCODER_FRAMES / 100
     model = whisper.model
@@ -386,6 +386,21 @@ def test_with_a_veto_party_talk_whisper_is_sure_of_is_no_command(grammar: Any) -
 def test_with_a_veto_whisper_lost_in_the_noise_leaves_the_command(grammar: Any) -> None:
     both = checked("pause", "I'm going to go to the", W.VETO * 0.9, grammar)
     assert both.recognize(np.zeros(16000, np.float32), 16000).text == "pause" and not both.vetoed
+
+
+@pytest.mark.parametrize(("silence", "stands"), [(-7.51, False), (-9.86 + W.AGAINST_SLACK + 0.05, False),
+                                                 (-9.86 + W.AGAINST_SLACK - 0.05, True)])
+def test_a_command_whose_name_the_audio_argues_against_is_dropped(grammar: Any, silence: float, stands: bool) -> None:
+    # A voice no split uses (espeak-ng en-gb-scotland+john), "the president is Alice" in 18 dB babble: pocketsphinx
+    # heard "the president is bob", Whisper wrote "The president and artist." (15 s window), and the check kept it.
+    # "Bob" is less likely against the audio (-9.86) than after a second of silence.
+    said = "The president is Bob."
+    both = checked("the president is bob", "The president and artist.", float(np.exp(-0.73)), grammar,
+                   likely={"The president is bob.": -2.98}, silent={"The president is bob.": -8.0},
+                   words={said: [(-0.18, -2.21), (-0.78, -1.41), (-2.16, -3.1), (-9.86, silence)]})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "the president is bob") is stands
+    assert both.vetoed is not stands
 
 
 def test_with_a_veto_words_near_the_command_leave_it(grammar: Any) -> None:
