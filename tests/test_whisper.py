@@ -1033,7 +1033,8 @@ def test_names_the_words_that_join_them_and_words_of_one_phrasing_may_be_less_li
     second.transcribe(np.zeros(16000, np.float32), 16000)
     assert second.nothing_against("hostages bob and carol")
     assert second.nothing_against("i appoint you as the leader"), "'I' or 'we', with 'the' or without"
-    second.model.words["I appoint you as the leader."][1] = (-3.4, -3.3)  # type: ignore[attr-defined]
+    second.model.words["I appoint you as the leader."][1] = (  # type: ignore[attr-defined]
+        -3.4 - W.AGAINST_SLACK, -3.3)  # just past the bar
     assert not second.nothing_against("i appoint you as the leader"), "every phrasing has 'appoint'"
 
 
