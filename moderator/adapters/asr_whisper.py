@@ -261,7 +261,7 @@ fraction of the cost (on two x86 cores about 0.55 s for 3000 frames, a fifth of 
 is cheaper too). 1500 (15 s, longer than any utterance the listener closes) since 2026-11-29 (evening;
 docs/benchmarks/changes.md): on the day's code, dev 61 (1), 46 (1), 19 (1) right (wrong) of 63 in clean, 12 and 6 dB
 against 61 (1), 47 (4), 18 (1) at 30 s; the test split replayed 146 (1), 122 (2), 55 (2) of 150 (with
-``no_name_against``) against 146 (1), 121 (2), 53 (6); replies with Whisper 685 / 749 ms (p50 / p95) against 1,180 /
+``no_name_against``) against 146 (1), 121 (2), 53 (6); replies with Whisper 695 / 757 ms (p50 / p95) against 1,180 /
 1,419. It waited a day: every bar here was chosen at 30 s, and the shorter window moves the scores a word at a time. Its
 first trials lost two whole games' results: "the president is Alice" dropped by ``nothing_against`` ("is" 0.21 under
 silence; hence ``AGAINST_SLACK`` 0.5, chosen at this window), and a reveal kept by the check with a name Whisper never
