@@ -503,6 +503,13 @@ def _heard(audio: float, silence: float, evidence: float = EVIDENCE) -> bool:
     return audio - silence >= evidence or audio >= WORD_LIKELY
 
 
+def _not_against(audio: float, silence: float) -> bool:
+    """Whether a word's log-probability against the audio, and after a second of silence, say the audio does not argue
+    against it: no more than ``AGAINST_SLACK`` less likely than after silence, or ``WORD_LIKELY`` in its own right
+    (``nothing_against``, ``no_name_against``; the slack is read when asked, as ``benchmarks.replay`` sets it)."""
+    return _heard(audio, silence, -AGAINST_SLACK)
+
+
 def _shared_words(grammar: Grammar, intent: str) -> frozenset[str]:
     """The words (lowercase) that every way of saying ``intent`` in ``grammar`` has, its slots aside."""
     shapes = [{w.lower() for piece in shape if not isinstance(piece, Slot) for w in normalize(piece.text)}
@@ -970,7 +977,7 @@ class WhisperRecognizer:
         against the audio than after silence. No right command the weighing gave on the dev split (32, in clean + hiss,
         12 and 6 dB babble; 2026-11-27) had such a word. (Not for the check: there "the bomber is zeke", written
         "Probably with me.", had one.)"""
-        return self._each_heard(text, ("value", "word"), lambda audio, silence: _heard(audio, silence, -AGAINST_SLACK))
+        return self._each_heard(text, ("value", "word"), _not_against)
 
     def no_name_against(self, text: str) -> bool:
         """Whether the audio of the last utterance makes no player's name in the command ``text`` less likely than a
@@ -981,7 +988,7 @@ class WhisperRecognizer:
         -9.86 against the audio and -7.51 after silence. Not a bar that the audio has the name (``hears_each_value``
         says why names are not asked for): on the dev split the names of every command the check kept scored 1.6 or
         more above silence (2026-11-29, docs/benchmarks/changes.md)."""
-        return self._each_heard(text, ("name",), lambda audio, silence: _heard(audio, silence, -AGAINST_SLACK))
+        return self._each_heard(text, ("name",), _not_against)
 
     def _each_heard(self, text: str, kinds: tuple[str, ...], heard: Callable[[float, float], bool]) -> bool:
         """Whether the last utterance has each word of the command ``text`` of these ``kinds`` (``_kinds``): ``heard``
