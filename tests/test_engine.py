@@ -237,6 +237,20 @@ def test_no_timer_variant_ends_the_round_when_both_rooms_are_ready() -> None:
     assert "Bob" in g.engine.state.rooms["B"].members and "Ida" in g.engine.state.rooms["A"].members
 
 
+def test_an_offer_made_before_the_hostages_cannot_be_accepted_by_one_of_them() -> None:
+    """No-timer variant: the leader offers the lead to Bob, then names Bob a hostage. Bob accepting would make a
+    leader of a hostage (found by test_random_games); it is refused with the reason, and Bob may still refuse."""
+    g = Game(no_timer=True)
+    g.say("start the game")
+    g.leaders()
+    assert g.say("Alice offers leadership to Bob", "A")
+    assert g.say("hostages Bob and Carol", "A")
+    assert not g.say("Bob accepts", "A")
+    assert g.last_reason() == "Bob is one of this round's hostages and can't become leader."
+    assert g.engine.state.rooms["A"].leader == "Alice"
+    assert g.say("Bob refuses", "A") and g.engine.state.rooms["A"].offer is None
+
+
 def test_a_timed_round_still_refuses_hostages_before_time_is_up() -> None:
     g = Game()
     g.say("start the game")

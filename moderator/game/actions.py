@@ -214,6 +214,9 @@ def answer_offer(eng: Game, slots: Slots, room: str | None, accepted: bool) -> A
     assert room is not None
     if state.offer is None or state.offer[1] != player:
         raise Refusal("refuse.no_offer", player=player)
+    if accepted:
+        # The offer may predate the hostages: named since, the player can still refuse it, but not take the lead.
+        _not_a_hostage(state, player)
     giver = state.offer[0]
 
     def apply() -> None:
