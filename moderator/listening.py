@@ -9,9 +9,13 @@ from moderator.errors import ModeratorError
 from moderator.game.engine import READ_BACK
 from moderator.ports import Recognizer
 
+SECOND_OPINIONS = ("auto", "whisper", "off")
 
-def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True) -> None:
-    """``--engine``, ``--vosk-model``, ``--wake-word``, and ``--read-back`` where a game is played."""
+
+def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True,
+                           second_opinion: str = "auto") -> None:
+    """``--engine``, ``--vosk-model``, ``--acoustic-model``, ``--second-opinion`` (default ``second_opinion``),
+    ``--wake-word``, and ``--read-back`` where a game is played."""
     p.add_argument("--engine", choices=("auto", "pocketsphinx", "vosk"), default="auto",
                    help="speech recognizer: auto (vosk if a vosk model is installed, else the built-in "
                    "pocketsphinx), pocketsphinx or vosk")
@@ -24,8 +28,11 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "party (adapted to party babble, music and rooms: better in every noisy room measured, a little "
                    "worse on clean human readings; docs/benchmarks/adaptation.md) or the path of a model directory "
                    "(en-us/ and cmudict-en-us.dict)")
-    p.add_argument("--second-opinion", choices=("whisper",), default=None,
-                   help="hear every utterance again with Whisper (base): where pocketsphinx heard no command, "
+    default = ("auto, the default: whisper where its extra is installed, as scripts/setup.sh does, else off"
+               if second_opinion == "auto" else f"default: {second_opinion}")
+    p.add_argument("--second-opinion", choices=SECOND_OPINIONS, default=second_opinion,
+                   help=f"{default}. whisper: "
+                   "hear every utterance again with Whisper (base): where pocketsphinx heard no command, "
                    "Whisper's counts when the game's parser reads it whole; where it heard one, Whisper's other "
                    "words drop it (party talk), as do words that hold little of it over audio that makes it "
                    "no likelier than silence (for a short command, audio without each of its words), and another "
@@ -34,8 +41,8 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "nearest what both heard against the audio, and takes the likeliest when the audio, not the "
                    "prompt, makes it likely (less likely, for a command pocketsphinx reached too). More commands "
                    "in a loud room and fewer false ones "
-                   "(docs/benchmarks/second-opinion.md), each answered about 0.85 s later. Needs "
-                   "pip install 'moderator[whisper]'")
+                   "(docs/benchmarks/second-opinion.md), each answered about 0.35 s later. Needs "
+                   "pip install 'moderator[whisper]'. off: pocketsphinx (or vosk) alone")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
                    "moderator); answers such as 'yes' need none. For noisy rooms")
@@ -46,17 +53,38 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "by a microphone; the default), always (typed ones too) or never")
 
 
+def resolve_second_opinion(choice: str | None) -> str | None:
+    """What ``--second-opinion`` ``choice`` comes to: "whisper", or None for none. "auto" is Whisper where its extra
+    is installed: over party talk it takes false accepts from about 8.5 an hour to under 0.5, and 12 dB babble from
+    58 to about 120 right of 150 test commands, for about 0.35 s more before each reply (docs/decisions.md)."""
+    if choice in (None, "off"):
+        return None
+    if choice == "auto":
+        from moderator.adapters.asr_whisper import installed
+
+        return "whisper" if installed() else None
+    return choice
+
+
+def described(recognizer: Recognizer) -> str:
+    """The recognizer as the start of a game names it: its engine, and Whisper when it gives a second opinion."""
+    from moderator.ports import LooksTwice
+
+    return f"{recognizer.name} and Whisper" if isinstance(recognizer, LooksTwice) else recognizer.name
+
+
 def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str = "auto", *,
                     live: bool = False, second_opinion: str | None = None) -> Recognizer:
     """The recognizer for ``engine``; ``auto`` prefers vosk when a model is given or installed. ``acoustic`` is
     pocketsphinx's acoustic model (``moderator.acoustic.acoustic_model``), or "auto": the default model and the
     party model, chosen per utterance by the room's level (``moderator.adapters.asr_by_noise``). ``live``:
     microphones and speakers run meanwhile, so pocketsphinx decodes whole utterances in a process of its own (it
-    would hold the thread that feeds the sound card; vosk releases it). ``second_opinion`` "whisper": Whisper hears
-    pocketsphinx's (or vosk's) utterances again, giving a command where it heard none and checking each one it
-    heard (``moderator.adapters.asr_whisper.SecondOpinion``)."""
+    would hold the thread that feeds the sound card; vosk releases it). ``second_opinion`` "whisper" (or "auto" with
+    Whisper installed, ``resolve_second_opinion``): Whisper hears pocketsphinx's (or vosk's) utterances again, giving
+    a command where it heard none and checking each one it heard (``moderator.adapters.asr_whisper.SecondOpinion``);
+    None or "off": the engine alone."""
     recognizer = _engine(engine, vosk_model, acoustic, live)
-    if second_opinion == "whisper":
+    if resolve_second_opinion(second_opinion) == "whisper":
         from moderator.adapters.asr_whisper import SecondOpinion, WhisperRecognizer
 
         return SecondOpinion(recognizer, WhisperRecognizer())  # type: ignore[return-value]

@@ -17,6 +17,7 @@ from moderator.adapters.clock import SystemClock
 from moderator.calibrate import measure_delays
 from moderator.env import Environment
 from moderator.game.engine import Engine
+from moderator.listening import resolve_second_opinion
 from moderator.live import LiveGame
 from moderator.mics import check_names, make_listener
 from moderator.outputs import device_options
@@ -35,7 +36,7 @@ _ROOM_LABEL = {"A": "room A", "B": "room B", "both": "both"}
 def live_timing(args: argparse.Namespace) -> LiveTiming:
     """The live game's pacing: with Whisper's second opinion, recognizing holds the thread longer."""
     timing = LiveTiming()
-    if getattr(args, "second_opinion", None):
+    if resolve_second_opinion(getattr(args, "second_opinion", None)):
         timing = replace(timing, recognition_lead=timing.recognition_lead + timing.second_opinion_lead)
     return timing
 

@@ -17,7 +17,7 @@ from moderator.audio.resample import StreamResampler
 from moderator.commands.recognize import result
 from moderator.env import Environment
 from moderator.errors import UsageError
-from moderator.listening import add_recognizer_options
+from moderator.listening import add_recognizer_options, described
 from moderator.mics import add_mic_options, check_names, new_endpointer
 from moderator.outputs import device_options
 from moderator.ports import AudioIn, Clock, HearsTheRoom, MicChunk, Recognizer
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     mics = env.open_mics(devices, clock, log=env.log, system=env.audio)
     check = MicCheck(mics, recognizer, grammar, roster, clock, env.stdout, as_json=args.json)
     rooms = ", ".join("shared" if m is None else f"room {m}" for m in mics.mics)
-    print(f"(listening: {rooms}, with {recognizer.name}; say a command, e.g. 'I appoint {roster[0]} as leader')",
+    print(f"(listening: {rooms}, with {described(recognizer)}; say a command, e.g. 'I appoint {roster[0]} as leader')",
           file=env.stderr if args.json else env.stdout, flush=True)  # --json: stdout holds only the results
     try:
         check.run(args.seconds)

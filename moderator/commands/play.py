@@ -17,7 +17,7 @@ from moderator.game.plan_view import render_plan
 from moderator.game.rules import split_rooms
 from moderator.game.state import GameState
 from moderator.journal import Journal, Saved, default_path
-from moderator.listening import add_recognizer_options
+from moderator.listening import add_recognizer_options, described
 from moderator.live import LiveGame
 from moderator.mics import add_echo_options, add_mic_options
 from moderator.outputs import add_speech_options, schedule_from
@@ -171,7 +171,7 @@ def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: 
             render_plan(plan, env.stdout)
         engine.begin()
     for h in hearing:
-        print(f"(listening: {_mic_names(h.mics.mics)}, with {h.recognizer.name}; typed commands work too)",
+        print(f"(listening: {_mic_names(h.mics.mics)}, with {described(h.recognizer)}; typed commands work too)",
               file=env.stdout)
     game.save()
     if game.save_trouble is None:

@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "simulated room (20-60 ms late, reverberant), DB under the players (signal-to-echo ratio; "
                    "0: as loud as them). The echo is cancelled (--aec) as in a live game")
     add_echo_options(p)
-    add_recognizer_options(p)
+    # Scripted games keep pocketsphinx alone unless asked: their event logs must not change with what is installed.
+    add_recognizer_options(p, second_opinion="off")
     p.add_argument("--seed", type=int, help="override the scenario's seed (room split)")
     add_speech_options(p, devices=False)
     p.add_argument("--quiet", action="store_true", help="do not print the transcript")
