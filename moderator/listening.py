@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from moderator.errors import ModeratorError
@@ -74,7 +75,8 @@ def described(recognizer: Recognizer) -> str:
 
 
 def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str = "auto", *,
-                    live: bool = False, second_opinion: str | None = None) -> Recognizer:
+                    live: bool = False, second_opinion: str | None = None,
+                    warn: Callable[[str], None] | None = None) -> Recognizer:
     """The recognizer for ``engine``; ``auto`` prefers vosk when a model is given or installed. ``acoustic`` is
     pocketsphinx's acoustic model (``moderator.acoustic.acoustic_model``), or "auto": the default model and the
     party model, chosen per utterance by the room's level (``moderator.adapters.asr_by_noise``). ``live``:
@@ -82,12 +84,27 @@ def make_recognizer(engine: str, vosk_model: Path | None = None, acoustic: str =
     would hold the thread that feeds the sound card; vosk releases it). ``second_opinion`` "whisper" (or "auto" with
     Whisper installed, ``resolve_second_opinion``): Whisper hears pocketsphinx's (or vosk's) utterances again, giving
     a command where it heard none and checking each one it heard (``moderator.adapters.asr_whisper.SecondOpinion``);
-    None or "off": the engine alone."""
+    None or "off": the engine alone. With "auto", a Whisper that is installed but will not load (its model damaged,
+    the cache not writable) is told to ``warn`` and left out: the game starts with the engine alone, as it would
+    where Whisper is not installed. Asked for by name, it is an error.
+
+    Raises:
+        WhisperModelError: ``second_opinion`` "whisper", and Whisper is missing or will not load.
+    """
     recognizer = _engine(engine, vosk_model, acoustic, live)
     if resolve_second_opinion(second_opinion) == "whisper":
-        from moderator.adapters.asr_whisper import SecondOpinion, WhisperRecognizer
+        from moderator.adapters.asr_whisper import SecondOpinion, WhisperModelError, load_whisper
 
-        return SecondOpinion(recognizer, WhisperRecognizer())  # type: ignore[return-value]
+        try:
+            second = load_whisper()
+        except WhisperModelError as exc:
+            if second_opinion != "auto":
+                recognizer.close()
+                raise
+            if warn is not None:
+                warn(f"{exc}; listening without Whisper's second opinion (--second-opinion off hides this)")
+            return recognizer
+        return SecondOpinion(recognizer, second)  # type: ignore[return-value]
     return recognizer
 
 

@@ -76,7 +76,7 @@ def hear(args: argparse.Namespace, env: Environment, clock: Clock, grammar: Gram
     if not devices.microphones:
         return []
     recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model, live=True,
-                                     second_opinion=args.second_opinion)
+                                     second_opinion=args.second_opinion, warn=env.log)
     check_names(recognizer, players)
     recognizer.expect(grammar, players)  # compiles every name now, not at the first word said
     mics = env.open_mics(devices, clock, log=env.log, system=env.audio)

@@ -78,3 +78,75 @@ def test_a_room25_game_hears_without_whisper_unless_asked(tmp_path: Path) -> Non
     room25 = ("--game", "room25", "--mode", "cooperation", "--players", "Ann,Ben,Cal,Dan")
     assert _asked(tmp_path, *room25) == ["off"]
     assert _asked(tmp_path / "asked", *room25, "--second-opinion", "whisper") == ["whisper"]
+
+
+def _unwritable_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whisper's cache under a file, so joining the model fails as on a read-only home; Whisper "installed"."""
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a-file" / "cache"))
+    monkeypatch.setattr(asr_whisper, "installed", lambda: True)
+
+
+def test_a_whisper_that_will_not_load_leaves_auto_with_pocketsphinx_and_says_why(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from moderator.listening import make_recognizer
+
+    _unwritable_cache(tmp_path, monkeypatch)
+    told: list[str] = []
+    recognizer = make_recognizer("pocketsphinx", acoustic="default", second_opinion="auto", warn=told.append)
+    try:
+        assert described(recognizer) == "pocketsphinx"
+        assert len(told) == 1 and "listening without Whisper's second opinion" in told[0], told
+    finally:
+        recognizer.close()
+
+
+def test_a_whisper_asked_for_by_name_that_will_not_load_is_an_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from moderator.listening import make_recognizer
+
+    _unwritable_cache(tmp_path, monkeypatch)
+    with pytest.raises(asr_whisper.WhisperModelError):
+        make_recognizer("pocketsphinx", acoustic="default", second_opinion="whisper")
+
+
+def test_recognize_goes_on_without_a_whisper_that_will_not_load(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """From the command line: ``recognize`` (default ``auto``) answers, with the reason on stderr; with
+    ``--second-opinion whisper`` it stops with that reason and no traceback."""
+    import numpy as np
+
+    from moderator.audio.clip import Clip
+
+    _unwritable_cache(tmp_path, monkeypatch)
+    wav = tmp_path / "quiet.wav"
+    Clip(np.zeros(16000, np.float32), 16000).write(wav)
+    outcomes = []
+    for extra in ((), ("--second-opinion", "whisper")):
+        env = Environment(stdin=io.StringIO(""), stdout=io.StringIO(), stderr=io.StringIO())
+        status = cli.main(["recognize", str(wav), "--players", "Alice,Bob", "--engine", "pocketsphinx",
+                           "--acoustic-model", "default", *extra], env)
+        outcomes.append((status, env.stderr.getvalue()))
+    (status, err), (asked_status, asked_err) = outcomes
+    assert status == 0 and "listening without Whisper's second opinion" in err, err
+    assert asked_status != 0 and "Whisper" in asked_err and "Traceback" not in asked_err, asked_err
+
+
+def test_an_unwritable_cache_is_a_clear_error_for_the_party_model(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The party model is laid out in the user's cache beside the wheel's dictionary: where that cannot be written,
+    ``recognize`` says so and how to go on, with no traceback."""
+    import numpy as np
+
+    from moderator.audio.clip import Clip
+
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a-file" / "cache"))
+    wav = tmp_path / "quiet.wav"
+    Clip(np.zeros(16000, np.float32), 16000).write(wav)
+    env = Environment(stdin=io.StringIO(""), stdout=io.StringIO(), stderr=io.StringIO())
+    status = cli.main(["recognize", str(wav), "--players", "Alice,Bob", "--engine", "pocketsphinx",
+                       "--acoustic-model", "party", "--second-opinion", "off"], env)
+    err = env.stderr.getvalue()
+    assert status != 0 and "XDG_CACHE_HOME" in err and "--acoustic-model default" in err, err
+    assert "Traceback" not in err, err

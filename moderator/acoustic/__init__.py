@@ -66,7 +66,12 @@ def _layout(model: Path, cache: Path | None = None) -> Path:
     import platformdirs
 
     root = (cache or platformdirs.user_cache_path("moderator")) / "acoustic" / model.parent.name
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AcousticModelError(f"cannot lay out the {model.parent.name} acoustic model in the cache {root} "
+                                 f"({exc.strerror or exc}): point XDG_CACHE_HOME at a writable directory, or use "
+                                 "--acoustic-model default") from exc
     for link, target in ((root / "en-us", model), (root / DICTIONARY, _wheel_dictionary())):
         _place(link, target)
     return root

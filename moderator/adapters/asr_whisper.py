@@ -362,6 +362,21 @@ def model_dir(target: Path | None = None) -> Path:
     return target
 
 
+def load_whisper(directory: Path | None = None) -> WhisperRecognizer:
+    """``WhisperRecognizer`` on the installed model (or ``directory``), every way it can fail to load as one error.
+
+    Raises:
+        WhisperModelError: the extra is missing, a model file is not the one pinned, the cache cannot be written,
+            or CTranslate2 cannot read the model.
+    """
+    try:
+        return WhisperRecognizer(directory)
+    except WhisperModelError:
+        raise
+    except (OSError, RuntimeError, ValueError) as exc:  # CTranslate2 raises RuntimeError for a model it cannot read
+        raise WhisperModelError(f"Whisper's model could not be loaded ({exc})") from exc
+
+
 PROMPT_LEAVES_OUT = frozenset({"appoint_you"})
 """Intents with no example in the prompt: "I appoint you as leader" in it turned "I appoint Wanda as the leader" into
 "i appoint you as leader" in dev babble, 4 times in 630 commands."""

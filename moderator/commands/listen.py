@@ -72,7 +72,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.wake_word:
         grammar = grammar.addressed(args.wake_word)
     recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model,
-                                     second_opinion=args.second_opinion)
+                                     second_opinion=args.second_opinion, warn=env.log)
     check_names(recognizer, roster)
     recognizer.expect(grammar, roster)
     clock = SystemClock()

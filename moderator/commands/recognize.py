@@ -73,7 +73,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                 raise ModeratorError(f"no such file: {name}")
             clips.append((name, Clip.read(Path(name))))
         recognizer = env.make_recognizer(args.engine, args.vosk_model, args.acoustic_model,
-                                         second_opinion=args.second_opinion)
+                                         second_opinion=args.second_opinion, warn=env.log)
         recognizer.expect(grammar, roster)
         for name, clip in clips:
             transcript = recognizer.recognize(clip.samples, clip.rate)
