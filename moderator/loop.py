@@ -50,6 +50,15 @@ PARDON_AGAIN_AFTER = 20.0
 #: babble at 18 dB peak-frame SNR 19.3-23.5, at 12 dB 14.0-18.6, at 6 dB 8.8-12.9, music at 12 dB 11.1-20.6. With
 #: Whisper's second opinion the test split's commands are heard 80% of the time at 12 dB and 35% at 6 dB.
 LOUD_RISE = 14.0
+#: With a slow second opinion (``LooksTwice``: Whisper), an utterance closed early (``Endpointer.short_hangover``)
+#: stays provisional for this long (``Endpointer.provisional``): a talker who goes on as loud by then continues it
+#: ("Grace, ... Frank and Dave are plotting" is not a "repeat"). The decode runs meanwhile, so only the part of the
+#: hold longer than the decode delays the reply. It was the long hangover's remainder (0.35 s) while Whisper's
+#: encoder heard 30 s and took longer than that; over 15 s, pocketsphinx and Whisper together take about 0.25 s after
+#: the close on two x86 cores (Whisper 237 / 288 ms p50 / p95 over a 13-player game's utterances), and the hold of
+#: 0.35 s was most of every reply (``python -m benchmarks.latency --second-opinion whisper``: 695 / 757 ms p50 /
+#: p95; 586 / 636 with a hold of 0.15). The talk of the false-accept hours pauses 0.2-1.8 s between lines.
+SECOND_OPINION_HOLD = 0.25
 #: A command naming someone and heard with less confidence than this is decoded again with every name of the
 #: game, to hear a name of the other room as said (``Loop._other_room``).
 WIDER_BELOW = 0.9
@@ -130,11 +139,11 @@ class Listener:
                 if endpointer is not None:
                     endpointer.echo_floor = partial(echo.residual_db, mic)
                     endpointer.echo_margin = RESIDUAL_MARGIN
-        # A slow second opinion acts after about the long hangover anyway: an early close is provisional until then.
+        # With a slow second opinion, an early close is provisional while it decodes (``SECOND_OPINION_HOLD``).
         twice = isinstance(recognizer, LooksTwice)
         for mic, endpointer in self.endpointers.items():
             if twice and endpointer is not None:
-                endpointer.provisional = endpointer.hangover - endpointer.short_hangover
+                endpointer.provisional = SECOND_OPINION_HOLD
                 endpointer.on_continue = partial(self._continued, mic)
                 endpointer.may_continue = partial(self._not_the_moderator, mic)
         if self.streaming:

@@ -16,7 +16,15 @@ from moderator.audio.clip import Clip
 from moderator.audio.echo import ECHO_TAIL, EchoPath
 from moderator.audio.endpoint import FRAME, RATE, RISE_MIN, Endpointer, Utterance, webrtc_classifier
 from moderator.audio.reference import PlayedAudio
-from moderator.loop import ANSWER_CONFIDENCE, LOUD_RISE, PARDON_AGAIN_AFTER, TALKED_OVER_CONFIDENCE, UNSURE, Listener
+from moderator.loop import (
+    ANSWER_CONFIDENCE,
+    LOUD_RISE,
+    PARDON_AGAIN_AFTER,
+    SECOND_OPINION_HOLD,
+    TALKED_OVER_CONFIDENCE,
+    UNSURE,
+    Listener,
+)
 from moderator.ports import LooksTwice, Transcript
 
 #: The endpointer's hangovers and look-ahead, as the product sets them.
@@ -585,14 +593,14 @@ def trimmed(samples: np.ndarray) -> np.ndarray:
 
 def test_with_a_slow_second_opinion_a_command_closed_early_waits_for_the_talker_to_stop(tmp_path: Path) -> None:
     """A voice that pauses after a word ("Grace, ... Frank and Dave are plotting") is not a command said alone: with
-    a second opinion that takes longer than the long hangover anyway, the early close is provisional until then."""
+    a second opinion, the early close is provisional while it decodes (``SECOND_OPINION_HOLD``)."""
     words, talk = (trimmed(spoken(tmp_path, said)) for said in ("pause", "Frank and Dave are plotting something"))
     room, gap = np.zeros(RATE, np.float32), np.zeros(round(0.4 * RATE), np.float32)
 
     base, _, events = at_round_end()
     rec = SecondLook(["pause", "pause"] + ["frank and dave are plotting something"] * 4, words_after=3)
     live = Listener(base.engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))
-    assert live.endpointers["A"].provisional == pytest.approx(LONG - SHORT)
+    assert live.endpointers["A"].provisional == pytest.approx(SECOND_OPINION_HOLD)
     got = utterances_of(live, "A", np.concatenate([room, words, gap, talk, room]), FRAME)
     assert next(e["text"] for e in events if e["type"] == "heard") == "pause", "heard, and held"
     assert len(got) == 2 and got[1].start == got[0].start, "the talk continued the utterance"
