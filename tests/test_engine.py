@@ -9,6 +9,7 @@ import pytest
 from moderator.adapters.clock import VirtualClock
 from moderator.game.engine import Engine
 from moderator.game.rules import make_plan
+from moderator.save_check import check_state
 from moderator.simulate import advance
 from moderator.speech.catalog import load_catalog
 from moderator.speech.grammar import load_grammar
@@ -249,6 +250,22 @@ def test_an_offer_made_before_the_hostages_cannot_be_accepted_by_one_of_them() -
     assert g.last_reason() == "Bob is one of this round's hostages and can't become leader."
     assert g.engine.state.rooms["A"].leader == "Alice"
     assert g.say("Bob refuses", "A") and g.engine.state.rooms["A"].offer is None
+
+
+def test_a_hostage_choice_read_back_and_waiting_for_yes_keeps_its_players_from_the_lead() -> None:
+    """The same while a spoken choice is read back: "Bob accepts" before the leader's "yes" would leave the room led
+    by a hostage to be, and a save the load check refuses."""
+    g = Game(no_timer=True)
+    g.say("start the game")
+    g.leaders()
+    assert g.say("Alice offers leadership to Bob", "A")
+    assert g.engine.handle_text("hostages Bob and Carol", "A", spoken=True)
+    assert g.engine.state.rooms["A"].pending == ["Bob", "Carol"], "read back, waiting for yes"
+    assert not g.say("Bob accepts", "A")
+    assert g.last_reason() == "Bob is one of this round's hostages and can't become leader."
+    assert not g.say("4 votes for Carol", "A")
+    assert g.engine.state.rooms["A"].leader == "Alice"
+    check_state(g.engine.snapshot(), saved_at=g.engine.clock.now())
 
 
 def test_a_timed_round_still_refuses_hostages_before_time_is_up() -> None:

@@ -167,8 +167,9 @@ def _not_ready(state: RoomState, room: str | None) -> None:
 
 
 def _not_a_hostage(state: RoomState, player: str) -> None:
-    """No-timer variant: once the room's hostages are named, none of them can become its leader."""
-    if state.hostages and player in state.hostages:
+    """No-timer variant: once the room's hostages are named, none of them can become its leader; nor while a choice
+    naming them waits for its "yes" (read back), which would lock a leader as a hostage."""
+    if any(chosen and player in chosen for chosen in (state.hostages, state.pending)):
         raise Refusal("refuse.hostage_cannot_lead", player=player)
 
 
