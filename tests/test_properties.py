@@ -105,9 +105,10 @@ class EngineGame(RuleBasedStateMachine):
         shuffle=st.integers(0, 2**16),
         extra_in_a=st.booleans(),
         start=st.booleans(),
+        read_back=st.sampled_from(["spoken", "always"]),
     )
     def setup(self, n: int, five: bool, table: str, bury: bool, timing: str, quiet: bool, shuffle: int,
-              extra_in_a: bool, start: bool) -> None:
+              extra_in_a: bool, start: bool, read_back: str = "spoken") -> None:
         self.players = POOL[:n]
         rounds = 5 if five and n > 10 else 3
         self.plan = make_plan(n, rounds=rounds, hostage_table=table, bury=bury, no_timer=timing == "no_timer",
@@ -120,8 +121,9 @@ class EngineGame(RuleBasedStateMachine):
         self.clock = VirtualClock()
         # Announcements on their own: the default schedule, or a sparse one (no countdown, no nag).
         schedule = Schedule(warnings=(7,), countdown=0, leader_nag=0) if quiet else Schedule()
+        # "always": every hostage choice is read back and waits for its "yes" (as a spoken one is in a live game).
         self.engine = Engine.new(self.plan, rooms, clock=self.clock, grammar=GRAMMAR, catalog=CATALOG, chart=CHART,
-                                 schedule=schedule)
+                                 schedule=schedule, read_back=read_back)
         self.engine.subscribe(self._on_event)
         self.round = 0
         self.leaders: dict[str, str | None] = {"A": None, "B": None}  # as the leader events tell it
@@ -237,6 +239,11 @@ class EngineGame(RuleBasedStateMachine):
         assert eng is not None
         s = eng.state
         any_room = st.sampled_from(["A", "B", None])
+        waiting = [r for r in ROOMS if s.rooms[r].pending is not None]
+        if waiting and not eng.in_state("round.paused"):
+            # A hostage choice read back ("read_back": "always") waits for its leader's answer, in its room.
+            self.say(data.draw(st.sampled_from(["yes", "yes", "yes", "no"]), label="answer"), waiting[0])
+            return
         if eng.in_state("briefing"):
             self.say("start the game", data.draw(any_room, label="mic"))
         elif eng.in_state("round.paused"):
