@@ -32,7 +32,7 @@ first heard (without Festival's voices, which the machine lacked) to check the m
 ``--split fresh3`` is a fifth (seed 11), set aside unheard (2026-11-26) for the rule the fresh2 hours showed the need
 for (a command Whisper alone wrote needing the audio's evidence, not the prompt's), and first heard, with Festival's
 voices, on 2026-11-26 (13 false accepts, 7 of them reveals in the reveal phase's talk). ``--split fresh4`` to
-``--split fresh25`` (seeds 12 to 33) follow the same way: each set aside unheard for the rules the split before it
+``--split fresh26`` (seeds 12 to 34) follow the same way: each set aside unheard for the rules the split before it
 showed the need for, and first heard to check them (fresh4 to fresh10 on 2026-11-27; of fresh11, only the
 hostage phase's minutes, ``--phases hostages``, for a rule that only lists reach; fresh12 whole on 2026-11-28;
 fresh13 whole on 2026-11-28, for one name decoded as the lists are; fresh14 whole the same day, for its mended
@@ -46,7 +46,8 @@ aside unheard then, first heard later that day, for Whisper's other words by let
 audio supports (``SPARE_EVIDENCE``); fresh23, set aside unheard then, first heard on 2026-11-29 for a list command
 weighed also in Whisper's way with a comma (``LIST_COMMA``); fresh24, set aside unheard then, first heard on
 2026-11-29 (evening) for Whisper's 15 s window shipped with ``AGAINST_SLACK`` 0.5 and ``no_name_against``; fresh25,
-set aside unheard then, not yet).
+set aside unheard then, first heard on 2026-11-29 (night) for the 0.25 s hold after an early close
+(``moderator.loop.SECOND_OPINION_HOLD``); fresh26, set aside unheard then, not yet).
 
 The wake word: every ``--wake-every``-th minute is heard a second time with the wake word on ("moderator ...").
 The rate per hour is given with its one-sided 95% Poisson upper bound; with no false accept in H hours the bound
@@ -81,11 +82,11 @@ BABBLE_BEDS = 4
 BED_SECONDS = 240.0
 BABBLE_SEED, MUSIC_SEED = 5000, 5100
 #: Added to every minute's seed of the dev split (``--split dev``) and of the first fresh one (``--split fresh``); each
-#: fresh one after it (``--split fresh2`` to ``--split fresh25``, ``FRESH_SPLITS``) adds ``FRESH_STEP`` more.
+#: fresh one after it (``--split fresh2`` to ``--split fresh26``, ``FRESH_SPLITS``) adds ``FRESH_STEP`` more.
 DEV_SEED = 77_000_000
 FRESH_SEED = 155_000_000
 FRESH_STEP = 78_000_000
-FRESH_SPLITS = 25
+FRESH_SPLITS = 26
 #: Each split's audio: what is added to its minutes' seeds, its chatter lines' seed, and where its babble and music
 #: beds start. test is reported, dev is tuned on, fresh checks a rule the test split's audio showed the need for, and
 #: each freshN after it one the split before it showed: fresh is fresh1's audio, each next one ``FRESH_STEP`` on in
@@ -176,7 +177,7 @@ class Minute:
     seed: int
     wake: bool = False
     split: str = "test"
-    """``SPLITS``: test (reported), dev (tuned on), fresh and fresh2 to fresh25, each with its own minute seeds,
+    """``SPLITS``: test (reported), dev (tuned on), fresh and fresh2 to fresh26, each with its own minute seeds,
     beds and chatter."""
 
 
@@ -317,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write every minute's result here")
     parser.add_argument("--split", choices=tuple(SPLITS), default="test",
                         help="test (reported; default), dev (other minutes, beds and chatter lines, to tune on), "
-                        "fresh, fresh2 to fresh25 (each a set of its own, to check a rule that the split before it "
+                        "fresh, fresh2 to fresh26 (each a set of its own, to check a rule that the split before it "
                         "showed the need for: the test split, fresh, fresh2 and so on)")
     parser.add_argument("--phases", nargs="*", choices=false_accepts.PHASES, default=None, metavar="PHASE",
                         help="hear only the minutes of these phases (of " + ", ".join(false_accepts.PHASES) + "): a "

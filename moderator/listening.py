@@ -42,7 +42,7 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
                    "nearest what both heard against the audio, and takes the likeliest when the audio, not the "
                    "prompt, makes it likely (less likely, for a command pocketsphinx reached too). More commands "
                    "in a loud room and fewer false ones "
-                   "(docs/benchmarks/second-opinion.md), each answered about 0.35 s later. Needs "
+                   "(docs/benchmarks/second-opinion.md), each answered about 0.3 s later. Needs "
                    "pip install 'moderator[whisper]'. off: pocketsphinx (or vosk) alone")
     p.add_argument("--wake-word", nargs="?", const="moderator", metavar="WORD",
                    help="spoken commands count only after this word, e.g. 'moderator, pause' (default word: "
@@ -57,7 +57,7 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
 def resolve_second_opinion(choice: str | None) -> str | None:
     """What ``--second-opinion`` ``choice`` comes to: "whisper", or None for none. "auto" is Whisper where its extra
     is installed: over party talk it takes false accepts from about 8.5 an hour to under 0.5, and 12 dB babble from
-    58 to about 120 right of 150 test commands, for about 0.35 s more before each reply (docs/decisions.md)."""
+    58 to about 120 right of 150 test commands, for about 0.3 s more before each reply (docs/decisions.md)."""
     if choice in (None, "off"):
         return None
     if choice == "auto":

@@ -54,10 +54,12 @@ LOUD_RISE = 14.0
 #: stays provisional for this long (``Endpointer.provisional``): a talker who goes on as loud by then continues it
 #: ("Grace, ... Frank and Dave are plotting" is not a "repeat"). The decode runs meanwhile, so only the part of the
 #: hold longer than the decode delays the reply. It was the long hangover's remainder (0.35 s) while Whisper's
-#: encoder heard 30 s and took longer than that; over 15 s, pocketsphinx and Whisper together take about 0.25 s after
-#: the close on two x86 cores (Whisper 237 / 288 ms p50 / p95 over a 13-player game's utterances), and the hold of
+#: encoder heard 30 s and took longer than that; over 15 s, Whisper takes about 0.25 s on two x86 cores (237 / 288
+#: ms p50 / p95 over a 13-player game's utterances; pocketsphinx mostly decodes ahead), and the hold of
 #: 0.35 s was most of every reply (``python -m benchmarks.latency --second-opinion whisper``: 695 / 757 ms p50 /
-#: p95; 586 / 636 with a hold of 0.15). The talk of the false-accept hours pauses 0.2-1.8 s between lines.
+#: p95, against 609 / 661 at 0.25 and 586 / 636 at 0.15). 0.25 keeps a pause of up to 0.5 s inside a sentence
+#: from splitting it (the false-accept hours' talk pauses 0.2-1.8 s between lines): whole games 16 of 20 as at 0.35,
+#: and 6.5 hours unheard (``--split fresh25``) gave no false accept (docs/benchmarks/changes.md, 2026-11-29, night).
 SECOND_OPINION_HOLD = 0.25
 #: A command naming someone and heard with less confidence than this is decoded again with every name of the
 #: game, to hear a name of the other room as said (``Loop._other_room``).

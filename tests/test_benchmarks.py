@@ -144,7 +144,7 @@ def test_long_false_accepts_splits_have_minutes_beds_and_chatter_of_their_own() 
     assert {"test", "dev", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
             "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15",
             "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22",
-            "fresh23", "fresh24", "fresh25"} <= set(SPLITS)
+            "fresh23", "fresh24", "fresh25", "fresh26"} <= set(SPLITS)
     seeds = {split: {m.seed for m in minutes(6.5, wake_every=0, split=split)} for split in SPLITS}
     assert all(m.split == "fresh2" for m in minutes(0.1, split="fresh2"))
     for a, b in combinations(SPLITS, 2):
