@@ -10,6 +10,7 @@ import contextlib
 import os
 import select
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -17,11 +18,10 @@ from moderator.adapters.clock import SystemClock
 from moderator.calibrate import measure_delays
 from moderator.env import Environment
 from moderator.game.engine import Engine
-from moderator.listening import resolve_second_opinion
 from moderator.live import LiveGame
 from moderator.mics import check_names, make_listener
 from moderator.outputs import device_options
-from moderator.ports import AudioIn, Clock, Recognizer
+from moderator.ports import AudioIn, Clock, LooksTwice, Recognizer
 from moderator.settings import LiveTiming, Schedule
 from moderator.speaking import Voice, make_voice
 from moderator.speech.grammar import Grammar
@@ -33,10 +33,11 @@ if TYPE_CHECKING:
 _ROOM_LABEL = {"A": "room A", "B": "room B", "both": "both"}
 
 
-def live_timing(args: argparse.Namespace) -> LiveTiming:
-    """The live game's pacing: with Whisper's second opinion, recognizing holds the thread longer."""
+def live_timing(hearing: Sequence[Hearing]) -> LiveTiming:
+    """The live game's pacing: where a recognizer it hears with asks Whisper's second opinion (``LooksTwice``, as
+    built: not where ``auto`` found none, or one that would not load), recognizing holds the thread longer."""
     timing = LiveTiming()
-    if resolve_second_opinion(getattr(args, "second_opinion", None)):
+    if any(isinstance(h.recognizer, LooksTwice) for h in hearing):
         timing = replace(timing, recognition_lead=timing.recognition_lead + timing.second_opinion_lead)
     return timing
 

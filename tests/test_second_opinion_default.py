@@ -4,7 +4,6 @@ installed, pocketsphinx alone where it is not; ``simulate`` and Room 25 keep it 
 
 from __future__ import annotations
 
-import argparse
 import io
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from moderator import cli
 from moderator.adapters import asr_whisper
 from moderator.env import Environment
 from moderator.listening import described, resolve_second_opinion
-from moderator.playing import live_timing
+from moderator.playing import Hearing, live_timing
 
 PLAYERS = "Alice,Bob,Carol,Dave,Erin,Frank,Grace,Heidi"
 
@@ -29,10 +28,18 @@ def test_auto_is_whisper_where_its_extra_is_installed(monkeypatch: pytest.Monkey
                                                      choice: str | None, resolved: str | None) -> None:
     monkeypatch.setattr(asr_whisper, "installed", lambda: installed)
     assert resolve_second_opinion(choice) == resolved
-    # The live game's pacing follows what it comes to, not the word given.
-    timing = live_timing(argparse.Namespace(second_opinion=choice))
-    plain = live_timing(argparse.Namespace(second_opinion=None))
-    assert (timing.recognition_lead > plain.recognition_lead) == (resolved == "whisper")
+
+
+def test_the_live_games_pacing_follows_the_recognizer_built_not_the_word_given() -> None:
+    """A lead for Whisper only where a microphone's recognizer asks it: not in a game heard from the keyboard alone,
+    nor where ``auto`` left Whisper out (not installed, or it would not load)."""
+    from moderator.adapters.asr_whisper import SecondOpinion
+
+    first, mics = ScriptedRecognizer([]), FakeAudioIn((None,))
+    plain = live_timing([Hearing(first, mics)])
+    assert live_timing([]) == plain
+    whisper = live_timing([Hearing(SecondOpinion(first, object()), mics)])  # type: ignore[arg-type]  (never asked)
+    assert whisper.recognition_lead > plain.recognition_lead
 
 
 def test_the_games_and_checks_default_to_auto_and_a_scripted_game_to_off() -> None:

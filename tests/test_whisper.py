@@ -685,13 +685,15 @@ def test_loading_and_decoding_touch_no_socket() -> None:
 
 
 def test_a_live_game_with_the_second_opinion_handles_its_timers_further_ahead() -> None:
-    import argparse
+    from fake_recognizer import ScriptedRecognizer
+    from fakes import FakeAudioIn
 
-    from moderator.playing import live_timing
+    from moderator.playing import Hearing, live_timing
     from moderator.settings import LiveTiming
 
-    plain, whisper = live_timing(argparse.Namespace(second_opinion=None)), \
-        live_timing(argparse.Namespace(second_opinion="whisper"))
+    first, mics = ScriptedRecognizer([]), FakeAudioIn((None,))
+    plain = live_timing([Hearing(first, mics)])
+    whisper = live_timing([Hearing(W.SecondOpinion(first, object()), mics)])  # type: ignore[arg-type]  (never asked)
     assert plain == LiveTiming()
     assert whisper.recognition_lead == plain.recognition_lead + plain.second_opinion_lead > plain.recognition_lead
 

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def _run(args: argparse.Namespace, env: Environment, journal: Journal, hearing: list[Hearing],
          panel: WebPanel | None) -> int:
-    timing = live_timing(args)
+    timing = live_timing(hearing)
     if args.resume:
         journal.lock()  # held until the game ends: a second moderator on this file is refused
         journal.remove_leftovers()

@@ -127,7 +127,7 @@ def _play(args: argparse.Namespace, env: Environment, journal: Journal, engine: 
         # Whisper's rules and figures are Two Rooms and a Boom's: Room 25's commands were never measured with it.
         args = argparse.Namespace(**{**vars(args), "second_opinion": "off"})
     hearing = hear(args, env, clock, engine.grammar, engine.state.players)
-    timing = live_timing(args)
+    timing = live_timing(hearing)
     voice = speak(engine, args, env, None, timing)  # type: ignore[arg-type]  (the table's speaker: room A's)
     listeners = listen(engine, hearing, args, env, voice)  # type: ignore[arg-type]
 
