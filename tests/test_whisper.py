@@ -22,7 +22,7 @@ import pytest
 from moderator.adapters import asr_whisper as W
 from moderator.audio.clip import Clip
 from moderator.ports import LooksTwice, Transcript
-from moderator.speech.grammar import load_grammar
+from moderator.speech.grammar import Grammar, load_grammar
 from moderator.speech.template import normalize
 
 ROSTER = ["Alice", "Bob", "Carol"]
@@ -602,15 +602,21 @@ def test_with_a_veto_another_role_or_team_written_leaves_the_choice_to_the_weigh
         both.second.grammar.parse(first, ROSTER))
 
 
-@pytest.mark.parametrize(("likely", "command"), [({"The president is Carol.": -0.4}, "the president is carol"),
-                                                ({}, "")])
+@pytest.mark.parametrize(("likely", "silent", "command", "chosen"), [
+    ({"The president is Carol.": -0.4}, {"The president is carol.": -30.0}, "the president is carol", "weighing"),
+    ({}, {"The president is carol.": -30.0}, "", "weighing"),
+    ({}, None, "the president is carol", "whisper"),  # one function word off: its own command (FUNCTION_SWAP)
+])
 def test_with_a_veto_words_naming_only_other_players_leave_the_choice_to_the_weighing(
-        grammar: Any, likely: dict[str, float], command: str) -> None:
+        grammar: Any, likely: dict[str, float], silent: dict[str, float] | None, command: str, chosen: str) -> None:
     # espeak-ng's "the president is Alice" in 18 dB babble: pocketsphinx heard "the president is erin" (0.57) and
     # Whisper wrote "The president and Alice." (0.83), most of its letters; a whole game's reveal went wrong.
-    both = checked("the president is bob", "The president and Carol.", 0.83, grammar, likely=likely)
+    # Where the audio does not give "the president is carol" (Whisper's words with "is" for "and"), the weighing
+    # decides; where it does, those words are Whisper's own command.
+    both = checked("the president is bob", "The president and Carol.", 0.83, grammar, likely=likely, silent=silent)
     heard = both.recognize(np.zeros(16000, np.float32), 16000)
-    assert heard.text == command and both.vetoed
+    assert heard.text == command and both.vetoed is (chosen == "weighing")
+    assert chosen == "weighing" or both.chosen == "whisper"
     assert W.held("the president is bob", "The president and Carol.") >= W.SUPPORT_HELD, "it had support"
 
 
@@ -1258,3 +1264,62 @@ def test_a_tokenizer_without_the_merge_gets_it_first(tmp_path: Path, as_pairs: b
 @needs_model
 def test_the_recognizer_reads_with_the_mended_tokenizer(whisper: W.WhisperRecognizer) -> None:
     assert whisper.model.tokenizer.encode(" the") == [264]
+
+
+def swapped(writes: str, certainty: float, grammar: Any, likely: dict[str, float],
+            silent: dict[str, float] | None = None, intents: list[str] | None = None) -> Transcript:
+    """What Whisper alone hears where it writes ``writes``."""
+    whisper = W.WhisperRecognizer(model=Writes(writes, certainty, likely, silent))
+    whisper.expect(grammar, ROSTER, intents)
+    return whisper.recognize(np.zeros(16000, np.float32), 16000)
+
+
+def test_function_swaps_put_each_function_word_for_each_other_one() -> None:
+    swaps = W.function_swaps("the president and alice")
+    assert "the president is alice" in swaps and "is president and alice" in swaps
+    assert len(swaps) == 2 * (len(W.FUNCTION_WORDS) - 1)
+    assert W.function_swaps("pause") == []
+
+
+@pytest.mark.parametrize(("writes", "command"), [
+    ("The president and Alice.", "the president is alice"),  # an unheard voice's reveal in 12 dB babble
+    ("We choose Bob and Carol is our hostages.", "we choose bob and carol as our hostages"),
+    ("Bob in our leader.", "bob is our leader"),
+])
+def test_words_one_function_word_off_a_command_give_it_where_the_audio_does(grammar: Any, writes: str,
+                                                                              command: str) -> None:
+    sentence = W._written(command)
+    assert swapped(writes, 0.8, grammar, {sentence: -1.0}, {sentence: -1.0 - W.EVIDENCE}).text == command
+    assert swapped(writes, 0.8, grammar, {sentence: -1.0}, {sentence: -0.9 - W.EVIDENCE}).text == ""
+
+
+def test_a_swap_needs_whisper_sure_of_its_words(grammar: Any) -> None:
+    likely = {"The president is alice.": -1.0}
+    assert swapped("The president and Alice.", W.CONFIDENCE, grammar, likely).text == "the president is alice"
+    assert swapped("The president and Alice.", W.CONFIDENCE - 0.01, grammar, likely).text == ""
+
+
+def test_a_swap_gives_only_a_command_the_phase_expects(grammar: Any) -> None:
+    likely = {"The president is alice.": -1.0}
+    assert swapped("The president and Alice.", 0.8, grammar, likely, intents=["pause", "resume"]).text == ""
+
+
+def test_words_two_swaps_off_give_no_command(grammar: Any) -> None:
+    likely = {W._written(c): -1.0 for c in ("the president is alice", "alice is the president")}
+    assert swapped("The president and a Alice.", 0.8, grammar, likely).text == "", "two words off"
+    assert swapped("Alice and the president.", 0.8, grammar, likely).text == "alice is the president"
+
+
+def test_words_one_swap_off_commands_of_two_intents_give_neither() -> None:
+    # No two of en.yaml's commands are one function word apart (checked over its expansions, 2026-11-29), so a
+    # grammar where they are: "stop and game" is one swap from pausing and one from resuming.
+    two = Grammar.from_dict({"language": "en", "list_joiners": ["and"], "lists": {},
+                             "intents": {"pause": ["stop the game"], "resume": ["stop is game"]}})
+    likely = {"Stop the game.": -1.0, "Stop is game.": -1.0}
+    assert swapped("Stop and game.", 0.8, two, likely).text == ""
+    assert swapped("Stop and game.", 0.8, two, likely, intents=["pause"]).text == "stop the game"
+
+
+def test_without_the_swap_such_words_give_no_command(grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "FUNCTION_SWAP", False)
+    assert swapped("The president and Alice.", 0.8, grammar, {"The president is alice.": -1.0}).text == ""
