@@ -68,11 +68,13 @@ TEST_VARIANTS = ("", "f3", "f4", "m3")
 #: Sets of two espeak-ng voices of variants in none of the sets above, for ``benchmarks.games --voices NAME``: each a
 #: check of a change that the games' own voices, and the sets before it, were looked at for. A set is looked at once
 #: it has been: "unheard" since 2026-11-29 (morning), "unheard2" since 2026-11-29 (its games were logged then),
-#: "unheard3" (2026-11-29, evening) first heard for Whisper's 15 s window.
+#: "unheard3" (2026-11-29, evening) first heard for Whisper's 15 s window, "unheard4" (2026-11-29, night) first heard
+#: for the function-word swap (``asr_whisper.FUNCTION_SWAP``), found on "unheard" and "unheard2".
 UNHEARD_GAME_VOICES = {
     "unheard": ("espeak-ng:en-us+quincy,speed=160,pitch=45", "espeak-ng:en-gb-scotland+john,speed=175,pitch=55"),
     "unheard2": ("espeak-ng:en-us+Michael,speed=165,pitch=40", "espeak-ng:en-gb-x-rp+Andrea,speed=150,pitch=65"),
     "unheard3": ("espeak-ng:en-us+rob,speed=170,pitch=45", "espeak-ng:en-gb+shelby,speed=155,pitch=60"),
+    "unheard4": ("espeak-ng:en-us+caleb,speed=165,pitch=50", "espeak-ng:en-gb-scotland+aunty,speed=160,pitch=65"),
 }
 
 

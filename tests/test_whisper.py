@@ -1323,3 +1323,30 @@ def test_words_one_swap_off_commands_of_two_intents_give_neither() -> None:
 def test_without_the_swap_such_words_give_no_command(grammar: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(W, "FUNCTION_SWAP", False)
     assert swapped("The president and Alice.", 0.8, grammar, {"The president is alice.": -1.0}).text == ""
+
+
+def test_one_command_written_again_and_again_is_that_command(grammar: Any) -> None:
+    # An unheard voice's "hostage Grace", said three times in one 8 s utterance of 18 dB babble (2026-11-29).
+    written = "Hostage Carol. Hostage Carol. Hostage Carol."
+    assert swapped(written, 0.88, grammar, {"Hostage carol.": -1.0}).text == "hostage carol"
+    assert swapped("Hostage Carol. Hostages, Carol!", 0.88, grammar, {"Hostage carol.": -1.0}).text == "hostage carol"
+    assert swapped(written, W.CONFIDENCE - 0.01, grammar, {"Hostage carol.": -1.0}).text == "", "not sure of it"
+    assert swapped(written, 0.88, grammar, {"Hostage carol.": -1.0},
+                   {"Hostage carol.": -1.0 - W.EVIDENCE + 0.1}).text == "", "the audio does not give it"
+
+
+@pytest.mark.parametrize("written", [
+    "Hostage Carol. Hostage Bob.",  # two commands
+    "Hostage Carol. I'm not sure.",  # a command and talk
+    "Hostage Carol.",  # said once: the words parse as it already
+])
+def test_other_sentences_are_no_command_said_again(grammar: Any, written: str) -> None:
+    whisper = W.WhisperRecognizer(model=Writes(written, 0.88, {"Hostage carol.": -1.0}))
+    whisper.expect(grammar, ROSTER)
+    assert whisper._said_again(written) is None
+
+
+def test_without_said_again_a_command_written_again_is_no_command(grammar: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(W, "SAID_AGAIN", False)
+    assert swapped("Hostage Carol. Hostage Carol.", 0.88, grammar, {"Hostage carol.": -1.0}).text == ""

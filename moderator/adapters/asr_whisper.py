@@ -27,6 +27,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -387,6 +388,16 @@ parses none of them. Found on the unheard voices'
 games (2026-11-29), where it gave John's 13-player game its typed result; the dev split replayed (63 commands) is
 unchanged, the test split (150) gains one at 6 dB, and over the dev split's 3 hours and the fresh26 hours it never took
 a command from talk (docs/benchmarks.md, "One function word off"). ``False`` measures without it."""
+
+
+SAID_AGAIN = True
+"""Whisper's words that are one command of the phase said two or more times over, each time a sentence of its own
+("Hostage Grace. Hostage Grace. Hostage Grace."), count as that command where Whisper is sure of its words
+(``CONFIDENCE``) and the audio gives the command ``EVIDENCE`` (``WhisperRecognizer._said_again``). A player the
+moderator did not answer says the command again, and in babble the utterance goes on over the repeats: so an unheard
+voice's 8-player game (espeak-ng ``en-us+caleb``, 2026-11-29) lost its third round's hostage, said three times in one
+8 s utterance and written so (0.88 sure, 3.9 over silence). The weighing took nothing from it: Whisper had written
+three times the command's words, which it reads as talk (``_talks_on``). ``False`` measures without it."""
 
 
 def function_swaps(words: str) -> list[str]:
@@ -750,6 +761,10 @@ class WhisperRecognizer:
         text, certainty = self.transcribe(samples, rate)
         words = _words(text)
         fits = self._command(words) is not None
+        if not fits and SAID_AGAIN and certainty >= CONFIDENCE:
+            again = self._said_again(text)
+            if again is not None:
+                return Transcript(again, certainty)
         if not fits and FUNCTION_SWAP and certainty >= CONFIDENCE:
             swapped = self._one_word_off(words)
             if swapped is not None:
@@ -757,6 +772,17 @@ class WhisperRecognizer:
         if fits and certainty >= CONFIDENCE:
             return Transcript(words, certainty)
         return Transcript("", certainty, guess=words if fits else "")
+
+    def _said_again(self, text: str) -> str | None:
+        """The command of the phase that each sentence Whisper wrote (``text``, two or more) says, the same command
+        each time, where the audio gives it ``EVIDENCE`` (``SAID_AGAIN``); else None."""
+        said = [_words(s) for s in re.split(r"[.?!]+", text) if _words(s)]
+        parsed = [self._command(s) for s in said]
+        if len(said) < 2 or any(p is None for p in parsed):
+            return None
+        if len({(p.intent, json.dumps(p.slots, sort_keys=True)) for p in parsed if p is not None}) != 1:
+            return None
+        return said[0] if self.evidence(said[0]) >= EVIDENCE else None
 
     def _one_word_off(self, words: str) -> str | None:
         """The command of the phase that ``words`` give with one function word put for another (``FUNCTION_SWAP``),
