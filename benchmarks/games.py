@@ -2,7 +2,7 @@
 18 dB of babble, decide what the typed game decides?
 
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.games [--snr 18] [--repeats 0 2] [--models default party auto+whisper]
-[--voices unheard|unheard2|unheard3] [--out docs/benchmarks/games.md]``
+[--voices unheard|unheard2|unheard3|unheard4] [--out docs/benchmarks/games.md]``
 
 Each game is a voice scenario of tests/scenarios/voice (every line as a player says it, the hostage read-back's
 "yes" included), played by ``moderator simulate --input voice --noise babble --snr S``, once per voice, acoustic

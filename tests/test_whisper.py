@@ -1339,9 +1339,10 @@ def test_one_command_written_again_and_again_is_that_command(grammar: Any) -> No
     "Hostage Carol. Hostage Bob.",  # two commands
     "Hostage Carol. I'm not sure.",  # a command and talk
     "Hostage Carol.",  # said once: the words parse as it already
+    "Resume. Resume. Resume.",  # a short command: Whisper wrote this for no command (fresh27 hours)
 ])
 def test_other_sentences_are_no_command_said_again(grammar: Any, written: str) -> None:
-    whisper = W.WhisperRecognizer(model=Writes(written, 0.88, {"Hostage carol.": -1.0}))
+    whisper = W.WhisperRecognizer(model=Writes(written, 0.88, {"Hostage carol.": -1.0, "Resume.": -1.0}))
     whisper.expect(grammar, ROSTER)
     assert whisper._said_again(written) is None
 

@@ -384,10 +384,10 @@ FUNCTION_WORDS = ("is", "and", "as", "are", "the", "a", "in")
 another, count as Whisper's command where Whisper is sure of its words (``CONFIDENCE``) and the audio gives that
 command ``EVIDENCE`` (``WhisperRecognizer._one_word_off``). In babble Whisper writes "The president and Alice." for
 "the president is alice", "Beatrix in our leader." and "We choose Oscar and Mallory is our hostages."; the grammar
-parses none of them. Found on the unheard voices'
-games (2026-11-29), where it gave John's 13-player game its typed result; the dev split replayed (63 commands) is
-unchanged, the test split (150) gains one at 6 dB, and over the dev split's 3 hours and the fresh26 hours it never took
-a command from talk (docs/benchmarks.md, "One function word off"). ``False`` measures without it."""
+parses none of them. Found on the unheard voices' games (2026-11-29), where it gave John's 13-player game its typed
+result; the dev split replayed (63 commands) is unchanged, the test split (150) gains one at 6 dB, and over the dev
+split's 3 hours and the fresh26 hours it took no command from talk (docs/benchmarks/changes.md, "2026-11-29 (late
+night)"). ``False`` measures without it."""
 
 
 SAID_AGAIN = True
@@ -397,7 +397,10 @@ SAID_AGAIN = True
 moderator did not answer says the command again, and in babble the utterance goes on over the repeats: so an unheard
 voice's 8-player game (espeak-ng ``en-us+caleb``, 2026-11-29) lost its third round's hostage, said three times in one
 8 s utterance and written so (0.88 sure, 3.9 over silence). The weighing took nothing from it: Whisper had written
-three times the command's words, which it reads as talk (``_talks_on``). ``False`` measures without it."""
+three times the command's words, which it reads as talk (``_talks_on``). Only a command of ``SHORT_COMMAND``
+characters or more: over the fresh27 hours (2026-11-29, late night) Whisper wrote "Resume. Resume. Resume." for
+non-command audio, 2.0 over silence, as it writes the prompt's short commands for fragments of talk. ``False``
+measures without it."""
 
 
 def function_swaps(words: str) -> list[str]:
@@ -775,10 +778,11 @@ class WhisperRecognizer:
 
     def _said_again(self, text: str) -> str | None:
         """The command of the phase that each sentence Whisper wrote (``text``, two or more) says, the same command
-        each time, where the audio gives it ``EVIDENCE`` (``SAID_AGAIN``); else None."""
+        each time, of ``SHORT_COMMAND`` characters or more, where the audio gives it ``EVIDENCE`` (``SAID_AGAIN``);
+        else None."""
         said = [_words(s) for s in re.split(r"[.?!]+", text) if _words(s)]
         parsed = [self._command(s) for s in said]
-        if len(said) < 2 or any(p is None for p in parsed):
+        if len(said) < 2 or any(p is None for p in parsed) or len(said[0]) < SHORT_COMMAND:
             return None
         if len({(p.intent, json.dumps(p.slots, sort_keys=True)) for p in parsed if p is not None}) != 1:
             return None
