@@ -764,14 +764,11 @@ class WhisperRecognizer:
         text, certainty = self.transcribe(samples, rate)
         words = _words(text)
         fits = self._command(words) is not None
-        if not fits and SAID_AGAIN and certainty >= CONFIDENCE:
-            again = self._said_again(text)
-            if again is not None:
-                return Transcript(again, certainty)
-        if not fits and FUNCTION_SWAP and certainty >= CONFIDENCE:
-            swapped = self._one_word_off(words)
-            if swapped is not None:
-                return Transcript(swapped, certainty)
+        if not fits and certainty >= CONFIDENCE:
+            mended = ((self._said_again(text) if SAID_AGAIN else None)
+                      or (self._one_word_off(words) if FUNCTION_SWAP else None))
+            if mended is not None:
+                return Transcript(mended, certainty)
         if fits and certainty >= CONFIDENCE:
             return Transcript(words, certainty)
         return Transcript("", certainty, guess=words if fits else "")
@@ -781,10 +778,11 @@ class WhisperRecognizer:
         each time, of ``SHORT_COMMAND`` characters or more, where the audio gives it ``EVIDENCE`` (``SAID_AGAIN``);
         else None."""
         said = [_words(s) for s in re.split(r"[.?!]+", text) if _words(s)]
-        parsed = [self._command(s) for s in said]
-        if len(said) < 2 or any(p is None for p in parsed) or len(said[0]) < SHORT_COMMAND:
+        if len(said) < 2 or len(said[0]) < SHORT_COMMAND:
             return None
-        if len({(p.intent, json.dumps(p.slots, sort_keys=True)) for p in parsed if p is not None}) != 1:
+        parsed = [self._command(s) for s in said]
+        first = parsed[0]
+        if first is None or any(p is None or (p.intent, p.slots) != (first.intent, first.slots) for p in parsed):
             return None
         return said[0] if self.evidence(said[0]) >= EVIDENCE else None
 
@@ -792,11 +790,13 @@ class WhisperRecognizer:
         """The command of the phase that ``words`` give with one function word put for another (``FUNCTION_SWAP``),
         where the audio gives it ``EVIDENCE``; else None. None too where the swaps give commands of two intents, or
         more than two commands (words that near many commands are no evidence of one)."""
-        found = {_words(c): c for c in function_swaps(words) if self._command(c) is not None}
-        if len({self.grammar.parse(c, self.roster).intent for c in found.values()}) != 1 or len(found) > 2:
+        found = {c: parsed.intent for c in function_swaps(words)
+                 if (parsed := self._command(c)) is not None}
+        if len(set(found.values())) != 1 or len(found) > 2:
             return None
-        best = max(found, key=self.evidence)
-        return best if self.evidence(best) >= EVIDENCE else None
+        evidence = {c: self.evidence(c) for c in found}  # a decoder pass each, once
+        best = max(evidence, key=evidence.__getitem__)
+        return best if evidence[best] >= EVIDENCE else None
 
     def _command(self, words: str) -> Parsed | None:
         """``words`` as a whole command of the phase (the expected intents, no name twice), or None."""
