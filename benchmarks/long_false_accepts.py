@@ -82,11 +82,11 @@ BABBLE_BEDS = 4
 BED_SECONDS = 240.0
 BABBLE_SEED, MUSIC_SEED = 5000, 5100
 #: Added to every minute's seed of the dev split (``--split dev``) and of the first fresh one (``--split fresh``); each
-#: fresh one after it (``--split fresh2`` to ``--split fresh28``, ``FRESH_SPLITS``) adds ``FRESH_STEP`` more.
+#: fresh one after it (``--split fresh2`` to ``--split fresh29``, ``FRESH_SPLITS``) adds ``FRESH_STEP`` more.
 DEV_SEED = 77_000_000
 FRESH_SEED = 155_000_000
 FRESH_STEP = 78_000_000
-FRESH_SPLITS = 28
+FRESH_SPLITS = 29
 #: Each split's audio: what is added to its minutes' seeds, its chatter lines' seed, and where its babble and music
 #: beds start. test is reported, dev is tuned on, fresh checks a rule the test split's audio showed the need for, and
 #: each freshN after it one the split before it showed: fresh is fresh1's audio, each next one ``FRESH_STEP`` on in

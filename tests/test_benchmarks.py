@@ -246,3 +246,26 @@ def test_answers_benchmark_hears_a_clean_yes_with_and_without_the_second_decode(
     assert (talk["before"], talk["after"]) == ("nothing", "nothing")
     report = answers.report([yes, talk], "dev", 1, "python -m benchmarks.answers", 1.0)
     assert '| clean + hiss -60 dBFS | "yes" | 1 / 0 of 1 | 1 / 0 of 1 |' in report
+
+
+def test_a_suppressor_in_front_of_whisper_gives_the_words_back_where_they_were() -> None:
+    """``benchmarks.suppressors`` runs a 48 kHz suppressor over 16 kHz audio and takes its delay off: one that only
+    delays (by three frames) gives the audio back as it was, not shifted."""
+    from benchmarks.suppressors import _framewise
+
+    hop, delay = 480, 3 * 480
+    queue = np.zeros(delay, np.float32)
+
+    def late(frame: np.ndarray) -> np.ndarray:
+        nonlocal queue
+        queue = np.concatenate([queue, frame])
+        out, queue = queue[:hop], queue[hop:]
+        return out
+
+    t = np.arange(16000) / 16000
+    audio = (0.3 * np.sin(2 * np.pi * 440 * t) * np.sin(2 * np.pi * 3 * t)).astype(np.float32)
+    back = _framewise(late, hop, delay, audio)
+    assert len(back) == len(audio)
+    middle = slice(200, -200)  # the resampler's edges
+    assert np.max(np.abs(back[middle] - audio[middle])) < 0.01
+    assert np.max(np.abs(back[middle] - np.roll(audio, 16)[middle])) > 0.05  # a 1 ms shift would show
