@@ -80,6 +80,17 @@ def endpointed(stream: np.ndarray) -> Iterator[tuple[int, list[Utterance]]]:
         yield i, endpointer.feed(stream[i : i + step], i / RATE)
 
 
+def over_words(signal: np.ndarray, tail: np.ndarray, said: tuple[float, float]) -> list[Utterance]:
+    """The utterances the endpointer closes over ``said`` (seconds in ``signal``), going on into ``tail`` only until
+    one has closed."""
+    utterances: list[Utterance] = []
+    for i, closed in endpointed(np.concatenate([signal, tail])):
+        utterances += [u for u in closed if u.start < said[1] and u.end > said[0]]
+        if i >= len(signal) and utterances:
+            break
+    return utterances
+
+
 def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.ndarray, tail: np.ndarray,
           said: tuple[float, float] = (0.0, float("inf"))) -> tuple[list[Parsed], list[str], float, float]:
     """Endpoint ``signal`` (then ``tail`` until the utterance ends) and recognize each utterance that overlaps
@@ -88,13 +99,8 @@ def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.n
 
     Returns the parses, the texts heard, the best confidence and the recognizer's CPU seconds.
     """
-    utterances: list[Utterance] = []
-    for i, closed in endpointed(np.concatenate([signal, tail])):
-        utterances += [u for u in closed if u.start < said[1] and u.end > said[0]]
-        if i >= len(signal) and utterances:
-            break
     parses, texts, best, cpu = [], [], 0.0, 0.0
-    for utterance in utterances:
+    for utterance in over_words(signal, tail, said):
         if not utterance.stands_out:
             continue
         start = time.process_time()

@@ -4,8 +4,8 @@ endpointed utterances, and on the span of its words.
 Run:  nice -n 5 .venv/bin/python -m benchmarks.segments [--split dev|test] [--conds LABEL ...] [--out OUT.jsonl]
 
 For each command of the split (as ``benchmarks.adaptation`` deals and mixes them), in each condition: the utterances
-the endpointer closes over its words (as ``benchmarks.acceptance._hear`` finds them), whether any stands out from
-the room (``Utterance.stands_out``: only those are decoded), and Whisper's recognizer with its rules
+the endpointer closes over its words (``benchmarks.acceptance.over_words``, as ``_hear`` finds them), whether any
+stands out from the room (``Utterance.stands_out``: only those are decoded), and Whisper's recognizer with its rules
 (``WhisperRecognizer.recognize``, no pocketsphinx) on each of them and on the words' own span, 0.3 s before them to
 0.6 s after (the padding the listener keeps). If Whisper were right far more often on the span, the endpointer would
 be the limit; on the dev split it is not (docs/benchmarks/changes.md, 2026-11-30).
@@ -24,7 +24,7 @@ import numpy as np
 from benchmarks import adaptation as A
 from benchmarks import replay as R
 from benchmarks import voices as V
-from benchmarks.acceptance import endpointed
+from benchmarks.acceptance import over_words
 from benchmarks.corpus import basic_grammar
 from moderator.speech.grammar import Parsed
 from moderator.voice_input import LEAD_IN
@@ -58,11 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         for cond in conds:
             signal, tail = A.listen(i, speech, cond, beds, seed)
             stream = np.concatenate([signal, tail])
-            utterances = []
-            for k, closed in endpointed(stream):
-                utterances += [u for u in closed if u.start < said[1] and u.end > said[0]]
-                if k >= len(signal) and utterances:
-                    break
+            utterances = over_words(signal, tail, said)
             whisper.expect(grammar, roster)
             heard = [(u.stands_out, whisper.recognize(u.samples, RATE).text) for u in utterances]
             span = stream[max(0, round((said[0] - BEFORE) * RATE)) : round((said[1] + AFTER) * RATE)]
