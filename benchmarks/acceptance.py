@@ -92,10 +92,12 @@ def over_words(signal: np.ndarray, tail: np.ndarray, said: tuple[float, float]) 
 
 
 def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.ndarray, tail: np.ndarray,
-          said: tuple[float, float] = (0.0, float("inf"))) -> tuple[list[Parsed], list[str], float, float]:
+          said: tuple[float, float] = (0.0, float("inf")), asked: list[str] | None = None,
+          ) -> tuple[list[Parsed], list[str], float, float]:
     """Endpoint ``signal`` (then ``tail`` until the utterance ends) and recognize each utterance that overlaps
     ``said`` (the command's seconds in ``signal``) and stands out from the room before it, as the game's
-    ``Listener`` does (``Utterance.stands_out``).
+    ``Listener`` does (``Utterance.stands_out``). The commands the recognizer offered as questions ("did you say
+    ...?", ``Transcript.question``) go into ``asked``.
 
     Returns the parses, the texts heard, the best confidence and the recognizer's CPU seconds.
     """
@@ -107,6 +109,8 @@ def _hear(recognizer: Any, grammar: Grammar, roster: Sequence[str], signal: np.n
         heard = recognizer.recognize(utterance.samples, RATE)
         cpu += time.process_time() - start
         best = max(best, heard.confidence)
+        if asked is not None and heard.question and not heard.text:
+            asked.append(heard.question)
         if heard.text:
             texts.append(heard.text)
             parsed = grammar.parse(heard.text, list(roster))

@@ -55,7 +55,7 @@ from moderator.acoustic import AUTO
 from moderator.adapters.asr_by_noise import quiet_room
 from moderator.audio.endpoint import RATE
 from moderator.audio.mix import hiss, noise_for, noise_gain, steady_noise
-from moderator.speech.grammar import Grammar
+from moderator.speech.grammar import Grammar, Parsed
 from moderator.voice_input import LEAD_IN, TAIL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,12 +232,16 @@ def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[
             for name, rec in recs.items():
                 rec.expect(grammar, list(item.roster))
                 t = time.process_time()
-                parses, texts, conf, _ = _hear(rec, grammar, item.roster, signal, tail)
+                asked: list[str] = []
+                parses, texts, conf, _ = _hear(rec, grammar, item.roster, signal, tail, asked=asked)
                 cpu = time.process_time() - t
                 right = len(parses) == 1 and parses[0].intent == item.intent and parses[0].slots == item.slots
+                meant = [isinstance(p := grammar.parse(q, list(item.roster)), Parsed) and p.intent == item.intent
+                         and p.slots == item.slots for q in asked]
                 rows.append({"model": name, "i": i, "group": item.group, "voice": item.voice, "cond": cond.label,
                              "text": item.text, "heard": " | ".join(texts), "confidence": round(conf, 3),
                              "outcome": "right" if right else ("wrong" if parses else "missed"),
+                             "asked": asked, "asked_right": meant,
                              "cpu": round(cpu, 3), "seconds": len(speech) / RATE})
                 if sink is not None:
                     with open(sink, "a") as fh:

@@ -13,7 +13,9 @@ opinion the recorded transcripts in place of pocketsphinx: a change on Whisper's
 measured for Whisper's time alone, about a third of the run. ``--set NAME=VALUE`` sets a constant of
 ``moderator.adapters.asr_whisper`` first (``--set DECODED_LISTS=8``). It prints the right (wrong) counts per
 condition, the recorded ones beside them, and every command whose outcome changed; on the recorded code the two
-agree, which is the check that a replay is the run it stands for. ``--oracle`` also weighs the command that was
+agree, which is the check that a replay is the run it stands for. It also counts the "did you say ...?" questions the
+weighing offers (``asr_whisper.ASK``; ``questions``), about the command said and about others. ``--oracle`` also
+weighs the command that was
 said against each utterance, as the weighing weighs the commands it finds (``Oracle``): a command whose said form
 does not clear the weighing's bars is beyond any change to what is weighed.
 """
@@ -187,6 +189,20 @@ def _run(first: Any, book: dict[str, list[Any]], split: str, commands: int | Non
                       hearing=hearing)
 
 
+def questions(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
+    """Per condition, the "did you say ...?" questions (``Transcript.question``): the commands not taken that were
+    asked about as said (a "yes" would take them), the questions about another command (answered "no"), and the
+    commands not right."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for row in rows:
+        right, other, missed = out.get(row["cond"], (0, 0, 0))
+        taken = row["outcome"] != "missed"
+        meant = row.get("asked_right", [])
+        out[row["cond"]] = (right + (not taken and any(meant)), other + sum(not m for m in meant),
+                            missed + (row["outcome"] != "right"))
+    return out
+
+
 def _counts(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
     out: dict[str, tuple[int, int, int]] = {}
     for row in rows:
@@ -246,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         if old["outcome"] != new["outcome"] or old["heard"] != new["heard"]:
             print(f"  {new['cond']} | {new['voice']} | {new['text']!r}: {old['outcome']} {old['heard']!r} -> "
                   f"{new['outcome']} {new['heard']!r}")
+    for cond, (right, other, missed) in questions(rows).items():
+        print(f"questions, {cond}: {right} of the {missed} commands not right asked about as said (a \"yes\" takes "
+              f"them), {other} questions about another command")
     if oracle:
         args.oracle.write_text("".join(json.dumps(line) + "\n" for line in oracle[0].lines))
         for cond, (missed, reach, weighed) in oracle[0].summary(rows).items():

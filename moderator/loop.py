@@ -76,6 +76,10 @@ WIDER_MAX_SECONDS = 3.5
 #: (docs/benchmarks/changes.md, "A read-back's answer heard as undo").
 MISHEARD_ANSWERS = frozenset({"undo", "repeat"})
 
+#: How long a "did you say ...?" question (``Listener._ask``) waits for its "yes" or "no", from the end of the
+#: utterance it asks about: the question itself takes about 3 s to say, and a player answers at once or not at all.
+ASK_WAITS = 12.0
+
 #: Phases in which every name may be said in either room (the reveal, after the last exchange).
 _ANY_ROOM = ("game_over", "prediction", "reveal", "result")
 
@@ -110,6 +114,9 @@ class Listener:
     moderator meanwhile is asked to say it again. A command heard while a long phrase plays cuts that
     phrase short (``barge_in(room)``) before it is acted on.
 
+    A command the recognizer nearly took (``Transcript.question``) is asked about: "Did you say: ...?", and a
+    "yes" acts on it (``ask``; ``_ask``).
+
     With a streaming recognizer (pocketsphinx), each utterance is decoded while it is spoken, one
     recognizer per microphone, and it ends after a short pause once what was said is a whole command.
     """
@@ -124,6 +131,7 @@ class Listener:
         wake_word: str | None = None,
         echo: EchoPath | None = None,
         barge_in: Callable[[str], bool] | None = None,
+        ask: bool = True,
     ) -> None:
         self.engine = engine
         self.recognizer = recognizer
@@ -177,6 +185,10 @@ class Listener:
         self._dropped: dict[str | None, tuple[Utterance, Transcript] | None] = dict.fromkeys(mics)
         #: The dropped commands that the whole said again (``_restored``): a benchmark's count.
         self.restored: list[str] = []
+        #: The command each microphone's room was asked about ("did you say ...?", ``_ask``), and when.
+        self._asked: dict[str | None, tuple[Parsed, float]] = {}
+        #: Whether a command the recognizer nearly took (``Transcript.question``) is asked about (``_ask``).
+        self.ask = ask
         #: Called just before an utterance is recognized, which holds the thread for a while (the live
         #: game handles the timers due meanwhile first, so that their audio is scheduled on time).
         self.before_recognizing: Callable[[], None] | None = None
@@ -314,7 +326,7 @@ class Listener:
             recognizer.room_rise = utterance.rise
         # The partial results (if any) have done their work: the whole utterance decides.
         heard = recognizer.recognize(samples, RATE)
-        return self._answer(mic, samples, self._other_room(mic, samples, heard))
+        return self._answer(mic, samples, self._other_room(mic, samples, heard), utterance.start)
 
     def _other_room(self, mic: str | None, samples: np.ndarray, heard: Transcript) -> Transcript:
         """A command that names someone, heard with only this room's names, is decoded again with every name of
@@ -353,8 +365,9 @@ class Listener:
         too_many = int(again.slots.get("votes", 0)) > len(room)
         return other if outsiders or too_many else heard
 
-    def _answer(self, mic: str | None, samples: np.ndarray, heard: Transcript) -> Transcript:
-        """While a read-back waits for ``mic``'s room, an utterance heard as no command at all is decoded once more
+    def _answer(self, mic: str | None, samples: np.ndarray, heard: Transcript, t: float) -> Transcript:
+        """While a read-back or a question (``_ask``) waits for ``mic``'s room (at ``t``, the utterance's start), an
+        utterance heard as no command at all is decoded once more
         with only the answers the read-back asks for ("yes" and "no"; ``Grammar.as_prompted``), and taken at the
         recognizer's own bar. In party babble a "yes" sits in an utterance the party keeps open for a second or
         more, and the whole phase's grammar explains that noise as more words ("no that's", "undo that") or as no
@@ -371,7 +384,7 @@ class Listener:
         An answer the recognizer found doubtful (``Transcript.doubtful``: "yes" alone aligns over babble as poorly as
         talk around a "repeat") is taken here too: this decode listens for nothing else. Without it, "yes" at 12 dB
         went 34 -> 30 of 36 with the alignment check (docs/benchmarks/changes.md)."""
-        if self._guessed_answer(heard) is not None or not self._read_back_waits(mic):
+        if self._guessed_answer(heard) is not None or not (self._read_back_waits(mic) or self._asking(mic, t)):
             return heard
         if heard.text:
             parsed = self.grammar.parse(heard.text, self.engine.state.players)
@@ -423,19 +436,62 @@ class Listener:
         players = self.engine.state.players
         loud = rise is not None and rise < LOUD_RISE
         if (answer := self._guessed_answer(heard)) is not None:
-            return self._act(mic, answer)
+            replied = self._replied(mic, answer, t)
+            return self._act(mic, answer) if replied is None else replied
         if not heard.text:
+            if heard.question and self._ask(mic, heard.question, t):
+                return False
             if heard.confidence >= UNSURE:
                 self._pardon(mic, t, loud=loud)
             return False
         parsed = self.grammar.parse(heard.text, players)
         if isinstance(parsed, Parsed):
-            return self._act(mic, parsed)
+            replied = self._replied(mic, parsed, t)
+            return self._act(mic, parsed) if replied is None else replied
         addressed, _ = self._addressed(heard.text)
         reason = parsed.reason if addressed else "it did not start with the wake word"
         self.engine.emit(Rejected(mic or "both", heard.text, reason, "refuse.parse", None))
         if addressed:
             self._pardon(mic, t, loud=loud)
+        return False
+
+    def _ask(self, mic: str | None, question: str, t: float) -> bool:
+        """Ask ``mic``'s room "Did you say: ...?" about a command the recognizer nearly took (``question``, heard in
+        an utterance that ended at ``t``), to act on it at a "yes" (``_replied``); not while a read-back waits there
+        for its own "yes" (the answer would be ambiguous), and not with ``ask`` off. True when asked."""
+        parsed = self.grammar.parse(question, self.engine.state.players)
+        if (not self.ask or not isinstance(parsed, Parsed) or parsed.intent in ANSWERS
+                or self._read_back_waits(mic)):
+            return False
+        self._asked[mic] = (parsed, t)
+        _, words = self._addressed(parsed.text)
+        spelled = {p.casefold(): p for p in self.engine.state.players}
+        command = " ".join(spelled.get(w.casefold(), w) for w in words.split())
+        self.engine.say(mic or "both", "asked", command=command)
+        return True
+
+    def asked(self, mic: str | None) -> Parsed | None:
+        """The command ``mic``'s room was last asked about ("did you say ...?") and has not answered yet."""
+        asked = self._asked.get(mic)
+        return asked[0] if asked is not None else None
+
+    def _asking(self, mic: str | None, t: float) -> Parsed | None:
+        """The command ``mic``'s room was asked about ("did you say ...?") if its answer is still awaited at ``t``
+        (``ASK_WAITS``)."""
+        asked = self._asked.get(mic)
+        return asked[0] if asked is not None and t - asked[1] <= ASK_WAITS else None
+
+    def _replied(self, mic: str | None, parsed: Parsed, t: float) -> bool | None:
+        """A command or answer heard in ``mic`` at ``t`` while a question waits there (``_ask``): its "yes" acts on the
+        command asked about (True when the engine accepts it), its "no" gets "then say it again" (False). None when no
+        question waits, or ``parsed`` answers none: the question is dropped, and ``parsed`` is acted on as it is."""
+        asked = self._asking(mic, t)
+        self._asked.pop(mic, None)
+        if asked is None or parsed.intent != "confirm":
+            return None
+        if parsed.slots.get("answer") == "yes":
+            return self._act(mic, asked)
+        self.engine.say(mic or "both", "asked.no")
         return False
 
     def _act(self, mic: str | None, parsed: Parsed) -> bool:

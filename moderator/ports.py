@@ -159,6 +159,10 @@ class Transcript:
     ``ALIGNED_LIMIT``), as party talk around a command's words does. Never a command; a decode that listens only for
     an expected answer may take it (``Listener._answer``)."""
 
+    question: str = ""
+    """A command the recognizer found nearly likely enough to take, but not enough (``text`` is then empty): never a
+    command by itself; the listener asks "did you say ...?" and acts on a "yes" (``Listener._ask``)."""
+
 
 class Recognizer(Protocol):
     """Turns one utterance of audio into text, listening only for what it was told to expect.

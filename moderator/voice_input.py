@@ -29,6 +29,8 @@ TAIL = 1.0
 #: when the host first speaks to the moderator, and the endpointer follows the room's level from what it heard
 #: before an utterance (``benchmarks.acceptance.ROOM_BEFORE`` is the same 4 s).
 PARTY_BEFORE = 4.0
+#: How long a player waits for the moderator's question to be said before answering it, where the voice cannot tell.
+QUESTION_SECONDS = 3.0
 
 
 class VoiceDelivery:
@@ -63,6 +65,10 @@ class VoiceDelivery:
         #: "no" and chosen again (``_correct_read_back``).
         self._chosen: dict[str, str] = {}
         self.corrected = 0
+        #: Each "did you say ...?" the moderator asked about a step, and whether it asked about the command said
+        #: (answered "yes") or another one ("no").
+        self.questions: list[bool] = []
+        self._asking = 0
         self._counting: Engine | None = None
         self.speak = speak
         self.typed = typed
@@ -104,11 +110,29 @@ class VoiceDelivery:
         for attempt in range(tries):
             answers = self._answers
             self._refused.clear()
+            questions = self._asking
             self._say(engine, clock, step)
+            if self._asking > questions:
+                self._reply(engine, clock, step)
             if self._answers > answers and not self._misheard(step.say or "", answers):
                 return
             if attempt + 1 < tries:
                 self.repeated += 1
+
+    def _reply(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
+        """The moderator asked "Did you say ...?" about ``step`` (``Listener.asked``): the player answers once the
+        question has been said, "yes" when it asked about the command the step says, else "no"."""
+        mic = self._mic(engine, step)
+        asked = self.listener.asked(mic)
+        if asked is None:
+            return
+        meant = self._parse(step.say or "")
+        right = meant is not None and (meant.intent, meant.slots) == (asked.intent, asked.slots)
+        self.questions.append(right)
+        idle = getattr(engine.announcer, "idle_at", None)
+        until = idle(mic or "both") if idle is not None else float("inf")
+        self.fill(engine, clock, until if until != float("inf") else clock.now() + QUESTION_SECONDS)
+        self._say(engine, clock, replace(step, say="yes" if right else "no"))
 
     def _correct_read_back(self, engine: Engine, clock: VirtualClock, step: Step, room: str) -> None:
         """Before a scripted "yes": while the room's read-back names other hostages than its leader chose, the
@@ -132,6 +156,8 @@ class VoiceDelivery:
             self._answers += 1
         if event["type"] == "rejected":
             self._refused.append(str(event["text"]))
+        if event["type"] == "announce" and event["key"] == "asked":
+            self._asking += 1
 
     def _misheard(self, said: str, answers: int) -> bool:
         """Whether the only answers to ``said`` since ``answers`` were refusals of other words than it: the player
@@ -163,11 +189,15 @@ class VoiceDelivery:
             self._noise_gain = float(noise_gain(speech, under, self.snr, peak=self.peak))
             signal = signal + bed * self._noise_gain
         start = clock.now()
-        mic = step.room
-        if mic is None and None not in self.listener.endpointers:  # one microphone per room, and no room given
-            mic = self.room_said_in(engine, step)
+        mic = self._mic(engine, step)
         self.said.append((mic, start + lead, start + lead + len(speech) / RATE))
         self._feed(engine, clock, start, {mic: signal}, len(signal))
+
+    def _mic(self, engine: Engine, step: Step) -> str | None:
+        """The microphone ``step`` is said into: its room's, or the shared one."""
+        if step.room is None and None not in self.listener.endpointers:  # one microphone per room, and no room given
+            return self.room_said_in(engine, step)
+        return step.room
 
     @staticmethod
     def room_said_in(engine: Engine, step: Step) -> str:

@@ -18,6 +18,7 @@ from moderator.audio.endpoint import FRAME, RATE, RISE_MIN, Endpointer, Utteranc
 from moderator.audio.reference import PlayedAudio
 from moderator.loop import (
     ANSWER_CONFIDENCE,
+    ASK_WAITS,
     LOUD_RISE,
     PARDON_AGAIN_AFTER,
     SECOND_OPINION_HOLD,
@@ -691,3 +692,77 @@ def test_a_held_command_is_taken_when_the_audio_ends_and_an_answer_is_never_held
     live.flush()
     assert base.engine.in_state("round.paused")
     assert not live._holds(Transcript("yes", 0.9)) and live._holds(Transcript("how much time is left", 0.9))
+
+
+class Queue:
+    """Gives its transcripts in turn, one per decode, and keeps the intents each decode listened for."""
+
+    name = "queue"
+
+    def __init__(self, *heard: Transcript) -> None:
+        self.heard, self.intents, self.decodes = list(heard), None, []
+
+    def expect(self, grammar, roster, intents=None) -> None:  # type: ignore[no-untyped-def]
+        self.intents = None if intents is None else list(intents)
+
+    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+        self.decodes.append(self.intents)
+        return self.heard.pop(0)
+
+
+def _asked_in_b(*then: Transcript, **options: object) -> tuple[Listener, Queue, list[dict]]:
+    """Room B's leader nearly heard ("did you say ...?" asked about it at t = 1), then ``then`` decoded in turn."""
+    listener, _, events = at_round_end(dict(options))
+    rec = Queue(Transcript("", 0.4, guess="frank appoints", question="frank appoints erin as leader"), *then)
+    listener.recognizer = rec
+    listener.recognizers = dict.fromkeys(listener.recognizers, rec)  # type: ignore[arg-type]
+    assert not listener.hear("B", utterance(1.0))
+    return listener, rec, events
+
+
+def test_a_command_nearly_heard_is_asked_about_and_a_yes_heard_with_the_answers_alone_acts_on_it() -> None:
+    listener, rec, events = _asked_in_b(Transcript("", 0.0), Transcript("yes", 0.8))
+    asked = [e for e in events if e.get("key") == "asked"]
+    assert [(e["room"], e["text"]) for e in asked] == [("B", "Did you say: Frank appoints Erin as leader? Yes or no.")]
+    assert listener.engine.state.rooms["B"].leader is None, "a question is not a command"
+    assert not [e for e in events if e.get("key") == "pardon"], "the question stands for \"sorry, say that again\""
+    assert listener.hear("B", utterance(5.0))
+    assert rec.decodes[-1] == ["confirm"], "the answer, missed by the phase's grammar, heard with yes and no alone"
+    assert listener.engine.state.rooms["B"].leader == "Erin"
+    command = [e for e in events if e["type"] == "command"][-1]
+    assert (command["room"], command["intent"], command["text"]) == ("B", "appoint", "frank appoints erin as leader")
+    assert listener.asked("B") is None, "answered: nothing waits"
+
+
+def test_a_no_to_the_question_asks_for_the_command_again_and_acts_on_nothing() -> None:
+    listener, _, events = _asked_in_b(Transcript("", 0.0), Transcript("no", 0.8))
+    assert not listener.hear("B", utterance(5.0))
+    assert events[-1]["key"] == "asked.no" and events[-1]["room"] == "B"
+    assert listener.engine.state.rooms["B"].leader is None and listener.asked("B") is None
+    assert not [e for e in events if e["type"] == "command"][2:], "only the set-up's two commands"
+
+
+def test_a_question_ends_at_another_command_or_after_a_while_and_waits_only_in_its_room() -> None:
+    # Another command in its place: acted on as heard, and the question dropped.
+    listener, rec, events = _asked_in_b(Transcript("how much time is left", 0.9))
+    assert listener.hear("B", utterance(4.0)) and listener.asked("B") is None
+    assert [e["intent"] for e in events if e["type"] == "command"][-1] == "time"
+    # Room A's talk is not decoded as an answer to room B's question.
+    listener, rec, events = _asked_in_b(Transcript("", 0.0))
+    assert not listener.hear("A", utterance(4.0)) and ["confirm"] not in rec.decodes
+    # Too late: not decoded as an answer, and the question is gone once a command comes.
+    listener, rec, events = _asked_in_b(Transcript("", 0.0), Transcript("yes", 0.8))
+    assert not listener.hear("B", utterance(1.0 + ASK_WAITS + 1.0 + 1.0)) and ["confirm"] not in rec.decodes
+    assert listener.engine.state.rooms["B"].leader is None
+
+
+def test_no_question_is_asked_with_asking_off_or_while_a_read_back_waits_for_its_own_yes() -> None:
+    listener, _, events = _asked_in_b(ask=False)
+    assert not [e for e in events if e.get("key") == "asked"] and listener.asked("B") is None
+    engine, events = hostage_phase_engine()
+    assert engine.handle_text("hostages Bob", "A", spoken=True) and engine.state.rooms["A"].pending == ["Bob"]
+    rec = Queue(Transcript("", 0.4, question="three votes for bob"))
+    listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
+    rec.heard.insert(1, Transcript("", 0.0))  # the answers-only decode of the read-back's room hears nothing
+    assert not listener.hear("A", utterance()) and listener.asked("A") is None
+    assert not [e for e in events if e.get("key") == "asked"]

@@ -1351,3 +1351,35 @@ def test_without_said_again_a_command_written_again_is_no_command(grammar: Any,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(W, "SAID_AGAIN", False)
     assert swapped("Hostage Carol. Hostage Carol.", 0.88, grammar, {"Hostage carol.": -1.0}).text == ""
+
+
+#: A command in the band of ``ASK``: past the weighing's bars under Whisper's own words (``HEARD``) and over silence,
+#: inside the band's.
+ASKED_BEHIND = (W.WEIGH_BEHIND + W.ASK_BEHIND) / 2
+ASKED_PART = (W.WEIGH_EVIDENCE + W.ASK_EVIDENCE) / 2
+
+
+@pytest.mark.parametrize(("behind", "part", "value", "ask", "asked"), [
+    (ASKED_BEHIND, ASKED_PART, 2.0, True, True),
+    (ASKED_BEHIND, ASKED_PART, 2.0, False, False),  # the rule off
+    (W.ASK_BEHIND + 0.05, ASKED_PART, 2.0, True, False),  # too far under Whisper's own words
+    (ASKED_BEHIND, W.ASK_EVIDENCE - 0.05, 2.0, True, False),  # too little over silence
+    (ASKED_BEHIND, ASKED_PART, W.EVIDENCE - 0.05, True, False),  # the room it names not in the audio
+    (HEARD - W.ASK_LEAST + 0.05, 5.0, 2.0, True, False),  # unlikely in its own right
+])
+def test_a_weighed_command_that_nearly_clears_the_bars_is_offered_as_a_question(
+        grammar: Any, monkeypatch: pytest.MonkeyPatch, behind: float, part: float, value: float, ask: bool,
+        asked: bool) -> None:
+    # pocketsphinx guessed room B (so the lower bars of a command both heard are not the ones), Whisper wrote
+    # "Revisative." for "room a is ready".
+    monkeypatch.setattr(W, "ASK", ask)
+    said = HEARD - behind
+    sentence = "Room a is ready."
+    words = [(said, said - part)] * 4
+    words[1] = (said, said - value)  # "a", the room
+    both = checked("", "Revisative.", float(np.exp(HEARD)), grammar, likely={sentence: said},
+                   silent={sentence: said - part}, first_guess="room b is ready", words={sentence: words})
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert heard.text == "" and not both.weighed, "never a command by itself"
+    assert heard.question == ("room a is ready" if asked else "")
+    assert heard.guess == "room b is ready", "pocketsphinx's guess stands beside the question"

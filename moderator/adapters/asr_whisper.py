@@ -23,6 +23,7 @@ user's cache and checks every file against the SHA-256 that independent projects
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import importlib.util
 import json
@@ -30,7 +31,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -236,6 +237,19 @@ no more wrong, clean 111 → 114; none of the 438 utterances of 2 dev hours of p
 or guessed a command came near (the likeliest was 2.3 behind Whisper's words, and under ``WEIGH_LEAST``). The
 names: pocketsphinx's guess "hostages Yara Zeke and Beatrix" for "... Yara, Zeke, Amir and Beatrix", which Whisper
 wrote "Achoo, the Orami, Amir, and Beatrix are our hostage."."""
+
+ASK = True
+ASK_LEAST = -2.5
+ASK_BEHIND = 1.75
+ASK_EVIDENCE = 1.0
+"""Whether the weighing's likeliest command, where it misses the bars above but scores ``ASK_LEAST`` or more, at most
+``ASK_BEHIND`` under Whisper's own words and ``ASK_EVIDENCE`` or more over silence, with its role, team or room in
+the audio (``hears_each_value``) and not from talk with its words in it (``_talks_on``), is offered as a question
+(``Transcript.question``): the listener asks "Did you say ...?" and acts on a "yes" (``Listener._ask``). Chosen on
+the dev split (2026-11-29, docs/benchmarks/changes.md): of its 63 commands it would ask about the command said 4
+times at 12 dB and 5 at 6 dB, and about another one 3 and 8 times; over its 3 hours of party audio with no command
+(1,913 weighings) it asked once. A looser band (-3.0, 2.0, 0.5) asked 13 times there. ``python -m benchmarks.replay
+replay FILE`` counts the questions, right and wrong, beside the commands taken."""
 
 AGAINST_SLACK = 0.5
 """How much less likely against the audio than after a second of silence a word of a command may be, where
@@ -534,16 +548,17 @@ def _short_and_bare(text: str, parsed: Parsed) -> bool:
     return not parsed.slots and len(_words(text)) < SHORT_COMMAND
 
 
-def clears_bars(said: float, own: float, part: Callable[[], float], *, evidence: float | None = None,
-                behind: float | None = None) -> bool:
+def clears_bars(said: float, own: float, part: Callable[[], float], *, least: float | None = None,
+                evidence: float | None = None, behind: float | None = None) -> bool:
     """Whether a command that scores ``said`` against an utterance (mean token log-probability) clears the
     weighing's three bars: ``WEIGH_LEAST`` or more, at most ``behind`` (default ``WEIGH_BEHIND``) under Whisper's own
     words (``own``), and the audio's part in it (``part``: its score less its score after a second of silence, asked
-    last: it costs a decoder pass) ``evidence`` (default ``WEIGH_EVIDENCE``) or more. The defaults are read when asked
-    (``benchmarks.replay`` sets them)."""
+    last: it costs a decoder pass) ``evidence`` (default ``WEIGH_EVIDENCE``) or more; ``least`` for ``WEIGH_LEAST``.
+    The defaults are read when asked (``benchmarks.replay`` sets them)."""
+    least = WEIGH_LEAST if least is None else least
     evidence = WEIGH_EVIDENCE if evidence is None else evidence
     behind = WEIGH_BEHIND if behind is None else behind
-    return said >= WEIGH_LEAST and said >= own - behind and part() >= evidence
+    return said >= least and said >= own - behind and part() >= evidence
 
 
 def _heard(audio: float, silence: float, evidence: float = EVIDENCE) -> bool:
@@ -835,7 +850,7 @@ class WhisperRecognizer:
             weights = [*weights, *self.model.weigh(heard, [_written(text) for text, _ in lists])]
         commas = self._commas(heard, options)
         taken = self._taken(heard, hinted, options, weights, commas)
-        if taken is None and DECODED_NAME:
+        if not taken.text and DECODED_NAME:
             # One name decoded only where the commands weighed give none, so the decode changes no command taken
             # without it, and the likeliest name written taken only if the audio has it: a whole 13-player game lost
             # its result to a name written far from likely (-4.7), and taken (2026-11-28).
@@ -843,8 +858,9 @@ class WhisperRecognizer:
             more = self.model.weigh(heard, [_written(text) for text, _ in named]) if named else []
             if named and self._each_heard(named[int(np.argmax(more))][0], ("name",),
                                           lambda audio, _: audio >= NAME_FLOOR):
-                taken = self._taken(heard, hinted, [*options, *named], [*weights, *more], commas)
-        return taken if taken is not None else Transcript("", heard.certainty)
+                again = self._taken(heard, hinted, [*options, *named], [*weights, *more], commas)
+                taken = again if again.text or again.question else taken
+        return taken
 
     def candidates(self, hints: Sequence[str]) -> list[tuple[str, Parsed]]:
         """The commands ``weigh`` weighs first for the last utterance: the phase's nearest (``Grammar.nearest``,
@@ -864,11 +880,12 @@ class WhisperRecognizer:
         return {text: (form, weight) for (text, form), weight in zip(forms.items(), weights, strict=True)}
 
     def _taken(self, heard: Heard, hinted: set[str], options: Sequence[tuple[str, Parsed]],
-               weights: Sequence[float], commas: dict[str, tuple[str, float]]) -> Transcript | None:
+               weights: Sequence[float], commas: dict[str, tuple[str, float]]) -> Transcript:
         """The likeliest of the commands ``options`` (by ``weights``, against the utterance ``heard``; a command with
         a list by the likelier of it and its comma form, ``commas``) if it clears the weighing's bars (``weigh``;
-        ``hinted``: the other recognizer's words, as the parser reads them), else None. The audio's part in a
-        command is the larger of its two forms': after "Hostages," the prompt alone makes a name likely."""
+        ``hinted``: the other recognizer's words, as the parser reads them), else no command, with the likeliest as
+        its ``question`` where it falls in the band of ``ASK``. The audio's part in a command is the larger of its two
+        forms': after "Hostages," the prompt alone makes a name likely."""
         best = [max(weight, commas[text][1]) if text in commas else weight
                 for (text, _), weight in zip(options, weights, strict=True)]
         i = int(np.argmax(best))
@@ -876,13 +893,16 @@ class WhisperRecognizer:
         forms = [(text, weights[i]), *([commas[text]] if text in commas else [])]
         agreed = _words(text) in hinted and self._named() <= set(names_said(parsed.slots))
         evidence, behind = (AGREED_EVIDENCE, AGREED_BEHIND) if agreed else (WEIGH_EVIDENCE, WEIGH_BEHIND)
-        if (clears_bars(said, heard.logprob, lambda: max(weight - self.model.weigh_silent(heard, _written(form))
-                                                         for form, weight in forms),
-                        evidence=evidence, behind=behind)
+        part = functools.cache(lambda: max(weight - self.model.weigh_silent(heard, _written(form))
+                                           for form, weight in forms))  # a decoder pass each form, once
+        if (clears_bars(said, heard.logprob, part, evidence=evidence, behind=behind)
                 and not self._talks_on(text) and self._each_likely(heard, text, parsed)
                 and (self.agrees(text) or (self.hears_each_value(text) and self.nothing_against(text)))):
             return Transcript(_words(text), float(np.exp(said)))
-        return None
+        asked = (ASK and clears_bars(said, heard.logprob, part, least=ASK_LEAST, evidence=ASK_EVIDENCE,
+                                     behind=ASK_BEHIND)
+                 and not self._talks_on(text) and self.hears_each_value(text))
+        return Transcript("", heard.certainty, question=_words(text) if asked else "")
 
     def _decoded_lists(self, heard: Heard, options: list[tuple[str, Parsed]], weights: Sequence[float], *,
                        one_name: bool = False) -> list[tuple[str, Parsed]]:
@@ -1234,7 +1254,8 @@ class SecondOpinion:
             return heard
         weighed = self.second.weigh([heard.text, heard.guess])
         if not weighed.text:
-            return Transcript("", heard.confidence) if self.vetoed else heard
+            kept = Transcript("", heard.confidence) if self.vetoed else heard
+            return replace(kept, question=weighed.question) if weighed.question else kept
         self.by_second = self.weighed = True
         return weighed
 

@@ -141,6 +141,10 @@ def simulate(scenario: Scenario, args: argparse.Namespace, env: Environment) -> 
         if getattr(args, "repeats", 0) and delivery:  # (demo has no --repeats)
             env.log(f"({delivery[0].repeated} times a player said a command again; {delivery[0].corrected} read-backs "
                     "of other hostages than chosen answered no and chosen again)")
+        if delivery and delivery[0].questions:
+            asked = delivery[0].questions
+            env.log(f"({len(asked)} times the moderator asked \"did you say ...?\": {sum(asked)} about the command "
+                    "said, answered yes; the others answered no)")
     finally:
         if log is not None:
             with contextlib.suppress(OSError):  # what could not be written was said above
