@@ -87,6 +87,8 @@ def listen(recognizer: Any, kind: str, phase: str, audio: np.ndarray, wake_word:
         "withdrawn": [text for one in listeners for text in one.withdrawn],  # held, and the talker went on
         "restored": [text for one in listeners for text in one.restored],  # ... and the whole was only it guessed
         "spoke": sum(1 for e in events if e["type"] == "announce"),
+        # "Did you say ...?" (``Listener._ask``): asked over audio with no command in it, each a nuisance at least.
+        "asked": [e["text"] for e in events if e["type"] == "announce" and e["key"] == "asked"],
         "heard": sum(1 for e in events if e["type"] == "heard"),
         "confidences": [e["confidence"] for e in events if e["type"] == "heard"],
     }
@@ -107,6 +109,7 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
                 # One-sided 95% Poisson upper bound on the rate (3.0 events when none were seen).
                 "per_hour_95_upper": round(_poisson_upper(n) / hours, 2) if hours else None,
                 "moderator_spoke_per_hour": round(sum(r["spoke"] for r in rs) / hours, 1) if hours else None,
+                "questions": sum(len(r.get("asked", [])) for r in rs),
                 "utterances": sum(r["heard"] for r in rs),
             }
         confidences = [c for r in mine for c in r["confidences"]]
@@ -118,6 +121,7 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
             # Commands held after an early close and dropped as the talker went on, and those the whole restored.
             "withdrawn": [text for r in mine for text in r.get("withdrawn", [])],
             "restored": [text for r in mine for text in r.get("restored", [])],
+            "questions": [text for r in mine for text in r.get("asked", [])],
             "confidence": hist(confidences),
         }
     out["phases"] = list(PHASES)

@@ -285,8 +285,9 @@ def report(results: list[dict[str, Any]], *, command: str, seconds: float, model
         f"on {processes} processes). Acoustic model: {model}. Talk voices: {', '.join(_voices())}"
         f"{'' if have('text2wave') else ' (not Festival: text2wave is not installed)'}. How it is built: "
         "benchmarks/long_false_accepts.py (docstring).", "",
-        "| wake word | audio | hours | false accepts | per hour | 95% upper bound | utterances decoded |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| wake word | audio | hours | false accepts | per hour | 95% upper bound | utterances decoded | "
+        "\"did you say ...?\" asked |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for label in ("without wake word", "with wake word"):
         if label not in summary:
@@ -294,12 +295,15 @@ def report(results: list[dict[str, Any]], *, command: str, seconds: float, model
         for kind, cell in summary[label]["by_kind"].items():
             lines.append(f"| {summary[label]['wake_word'] or 'off'} | {kind} | {cell['hours']} | "
                          f"{cell['false_accepts']} | {cell['per_hour']} | {cell['per_hour_95_upper']} | "
-                         f"{cell['utterances']} |")
+                         f"{cell['utterances']} | {cell['questions']} |")
     for label in ("without wake word", "with wake word"):
         examples = summary.get(label, {}).get("examples", [])
         if examples:
             lines += ["", f"False accepts {label} (heard → command, phase, audio):", ""]
             lines += [f"- \"{e['heard']}\" → {e['intent']} ({e['phase']}, {e['kind']})" for e in examples]
+        asked = summary.get(label, {}).get("questions", [])
+        if asked:
+            lines += ["", f"Questions asked {label}:", "", *[f"- {text}" for text in asked]]
     return "\n".join(lines) + "\n"
 
 

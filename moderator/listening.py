@@ -16,7 +16,7 @@ SECOND_OPINIONS = ("auto", "whisper", "off")
 def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True,
                            second_opinion: str = "auto") -> None:
     """``--engine``, ``--vosk-model``, ``--acoustic-model``, ``--second-opinion`` (default ``second_opinion``),
-    ``--wake-word``, and ``--read-back`` where a game is played."""
+    ``--wake-word``, and ``--read-back`` and ``--questions`` where a game is played."""
     p.add_argument("--engine", choices=("auto", "pocketsphinx", "vosk"), default="auto",
                    help="speech recognizer: auto (vosk if a vosk model is installed, else the built-in "
                    "pocketsphinx), pocketsphinx or vosk")
@@ -52,6 +52,11 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
     p.add_argument("--read-back", choices=READ_BACK,
                    help="read a hostage choice back and wait for 'yes' before it locks: spoken (commands heard "
                    "by a microphone; the default), always (typed ones too) or never")
+    p.add_argument("--questions", choices=("on", "off"), default="on",
+                   help="on (the default): where Whisper's second opinion nearly heard a command, but not surely "
+                   "enough to act on it, ask \"Did you say: ...?\" in that room and act on a 'yes' (in loud babble "
+                   "about one command in 20 gets through so; over party talk about one question in 3 hours; "
+                   "docs/benchmarks/changes.md). off: never ask")
 
 
 def resolve_second_opinion(choice: str | None) -> str | None:

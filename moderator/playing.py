@@ -88,7 +88,8 @@ def listen(engine: Engine, hearing: list[Hearing], args: argparse.Namespace, env
             voice: Voice | None) -> list[Listener]:
     """The listening loop of each set of microphones. With speakers too, a chirp in each room first finds
     how late the moderator's voice reaches each microphone, for echo cancellation (before the briefing)."""
-    listeners = [make_listener(engine, h.recognizer, h.mics.mics, voice, aec=args.aec, wake_word=args.wake_word)
+    listeners = [make_listener(engine, h.recognizer, h.mics.mics, voice, aec=args.aec, wake_word=args.wake_word,
+                               ask=args.questions == "on")
                  for h in hearing]
     for h, listener in zip(hearing, listeners, strict=True):
         if voice is None or listener.echo is None or args.aec == "off":

@@ -269,3 +269,31 @@ def test_a_suppressor_in_front_of_whisper_gives_the_words_back_where_they_were()
     middle = slice(200, -200)  # the resampler's edges
     assert np.max(np.abs(back[middle] - audio[middle])) < 0.01
     assert np.max(np.abs(back[middle] - np.roll(audio, 16)[middle])) > 0.05  # a 1 ms shift would show
+
+
+def test_false_accepts_count_the_questions_asked_over_audio_with_no_command(tmp_path: Path) -> None:
+    """``Listener._ask``: a "did you say ...?" over party talk is no false accept, but a nuisance the hours count."""
+    if shutil.which("flite") is None:
+        pytest.skip("flite is not installed (apt-get install flite); it says the talk")
+    from benchmarks import false_accepts
+    from moderator.audio.clip import Clip
+    from moderator.ports import Transcript
+
+    class Offers:
+        name = "offers"
+
+        def expect(self, grammar: object, roster: object, intents: object = None) -> None:
+            pass
+
+        def recognize(self, samples: object, rate: int) -> Transcript:
+            return Transcript("", 0.4, question="pause")
+
+    wav = tmp_path / "talk.wav"
+    subprocess.run(["flite", "-voice", "rms", "-t", "I think we should pause for snacks", "-o", str(wav)], check=True)
+    talk = Clip.read(wav).resample(16000).samples
+    quiet = np.zeros(16000 * 2, np.float32)
+    result = false_accepts.listen(Offers(), "talk", "round", np.concatenate([quiet, talk, quiet]), None)
+    assert result["asked"] == ["Did you say: pause? Yes or no."] and result["commands"] == []
+    summary = false_accepts.summarize([result])
+    assert summary["without wake word"]["by_kind"]["all"]["questions"] == 1
+    assert summary["without wake word"]["questions"] == result["asked"]

@@ -13,6 +13,7 @@ from tests_support import eight_player_engine, hostage_phase_engine
 from moderator.adapters.player_voice import speak
 from moderator.audio.endpoint import Endpointer, webrtc_classifier
 from moderator.loop import Listener
+from moderator.ports import Transcript
 from moderator.scenario import Step
 from moderator.voice_input import VoiceDelivery
 
@@ -99,3 +100,42 @@ def test_a_scripted_yes_to_a_read_back_of_other_names_is_a_no_and_the_choice_aga
     assert locked(events) == [["Carol"]] and delivery.corrected == 0
     events, delivery, _ = read_back(["hostages bob", "no", "never reached"], ["hostages Bob", "no"], 2)
     assert locked(events) == [] and delivery.corrected == 0
+
+
+class Heard:
+    """Gives its transcripts in turn, one per decode."""
+
+    name = "heard"
+
+    def __init__(self, *heard: Transcript) -> None:
+        self.heard = list(heard)
+
+    def expect(self, grammar: object, roster: object, intents: object = None) -> None:
+        pass
+
+    def recognize(self, samples: object, rate: int) -> Transcript:
+        return self.heard.pop(0)
+
+
+@pytest.mark.parametrize(("asked", "answer"), [("start the game", "yes"), ("repeat that", "no")])
+def test_a_player_asked_did_you_say_answers_yes_for_the_command_said_and_no_for_another(
+        asked: str, answer: str) -> None:
+    if shutil.which("flite") is None:
+        pytest.skip("flite is not installed (apt-get install flite); it is the players' voice")
+    engine = eight_player_engine()
+    events: list[dict] = []
+    engine.subscribe(events.append)
+    engine.begin()
+    # The question; then the answer, which the phase's grammar misses and "yes" and "no" alone hear; then, after a
+    # "no", the command said again.
+    recognizer = Heard(Transcript("", 0.4, question=asked), Transcript("", 0.0), Transcript(answer, 0.8),
+                       Transcript("start the game", 0.9))
+    listener = Listener(engine, recognizer, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
+    delivery = VoiceDelivery(listener, lambda text: speak(text, "flite:rms"), repeats=1)
+    delivery(engine, engine.clock, Step(0, 1.0, "A", say="start the game"))  # type: ignore[arg-type]
+    assert [e["key"] for e in events if e.get("key", "").startswith("asked")] == (
+        ["asked"] if answer == "yes" else ["asked", "asked.no"])
+    assert [e["text"] for e in events if e["type"] == "heard"] == (
+        ["", answer] if answer == "yes" else ["", answer, "start the game"])
+    assert [e["intent"] for e in events if e["type"] == "command"] == ["start"]
+    assert delivery.questions == [answer == "yes"] and delivery.repeated == (answer == "no")

@@ -31,14 +31,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def result(grammar: Grammar, roster: list[str], file: str | None, heard: str, confidence: float,
-           raw: str | None = None, doubtful: bool = False) -> dict[str, Any]:
+           raw: str | None = None, doubtful: bool = False, question: str = "") -> dict[str, Any]:
     """The report of one utterance: ``heard`` re-parsed against the full grammar (``doubtful``: the recognizer
-    found ``raw`` doubtful, ``Transcript.doubtful``)."""
+    found ``raw`` doubtful, ``Transcript.doubtful``; ``question``: a command it nearly heard,
+    ``Transcript.question``)."""
     parsed = grammar.parse(heard, roster)
     rejected = parsed.reason if isinstance(parsed, NoParse) else None
     if not heard and raw:
         rejected = (f"doubtful ({confidence:.2f}): heard '{raw}', but those words alone fit the sound poorly "
                     "(talk around them?)" if doubtful else f"low confidence ({confidence:.2f}): heard '{raw}'")
+    if not heard and question:
+        rejected = f"{rejected or 'no command'}; nearly heard '{question}' (a game asks \"did you say ...?\")"
     return {
         "file": file,
         "heard": heard,
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             last = getattr(recognizer, "last", None)
             raw = getattr(last, "text", None) if not transcript.text else None
             results.append(result(grammar, roster, name, transcript.text, transcript.confidence, raw,
-                                  transcript.doubtful))
+                                  transcript.doubtful, transcript.question))
     for item in results:
         if args.json:
             print(jsonl.line(item), file=env.stdout)

@@ -215,7 +215,8 @@ def _voice_delivery(engine: Engine, scenario: Scenario, args: argparse.Namespace
     mics = (None,) if scenario.options.shared_mic else ("A", "B")
     # With the moderator's voice, its echo is cancelled out of the microphones (or they are half-duplex).
     recognizer = make_recognizer(args.engine, args.vosk_model, args.acoustic_model, second_opinion=args.second_opinion)
-    listener = make_listener(engine, recognizer, mics, voice, aec=args.aec, wake_word=scenario.options.wake_word)
+    listener = make_listener(engine, recognizer, mics, voice, aec=args.aec, wake_word=scenario.options.wake_word,
+                             ask=getattr(args, "questions", "on") == "on")
     noise = None
     if args.noise == "babble":
         noise = make_babble(BABBLE_SECONDS, speak, seed=scenario.seed)
