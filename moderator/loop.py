@@ -235,7 +235,8 @@ class Listener:
         held = self._held[mic]
         if held is not None and held[0].start == start and held[0].continued < times:
             self._held[mic] = None
-            self._withdraw(mic, *held)
+            if held[1].text:  # a question (``Transcript.question``) is only dropped: the whole decides
+                self._withdraw(mic, *held)
 
     def _withdraw(self, mic: str | None, utterance: Utterance, heard: Transcript) -> None:
         """Drop a command heard in the first part of what the talker went on with; the whole may restore it."""
@@ -272,7 +273,8 @@ class Listener:
         if utterance.provisional_until is not None and self._holds(heard):
             went_on = self._continued_from[mic]
             if went_on is not None and went_on[0] == utterance.start and utterance.continued < went_on[1]:
-                self._withdraw(mic, utterance, heard)  # the talker went on already (in the same chunk of audio)
+                if heard.text:  # the talker went on already (in the same chunk of audio)
+                    self._withdraw(mic, utterance, heard)
             else:
                 self._held[mic] = (utterance, heard)
             return False
@@ -300,9 +302,12 @@ class Listener:
 
     def _holds(self, heard: Transcript) -> bool:
         """Whether ``heard`` is a command to hold while its talker may go on: any but an answer to the moderator's
-        question, which is expected."""
-        if not heard.text or self._guessed_answer(heard) is not None:
+        question, which is expected; or a command to ask about (``Transcript.question``), not asked while the talker
+        may still be talking."""
+        if self._guessed_answer(heard) is not None:
             return False
+        if not heard.text:
+            return bool(heard.question) and self.ask
         parsed = self.grammar.parse(heard.text, self.engine.state.players)
         return isinstance(parsed, Parsed) and parsed.intent not in ANSWERS
 

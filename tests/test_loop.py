@@ -766,3 +766,25 @@ def test_no_question_is_asked_with_asking_off_or_while_a_read_back_waits_for_its
     rec.heard.insert(1, Transcript("", 0.0))  # the answers-only decode of the read-back's room hears nothing
     assert not listener.hear("A", utterance()) and listener.asked("A") is None
     assert not [e for e in events if e.get("key") == "asked"]
+
+
+def test_a_question_about_an_utterance_closed_early_waits_for_the_talker_to_stop(tmp_path: Path) -> None:
+    """Not "did you say ...?" in the middle of what the player is still saying: the question is held as a command is
+    (``SECOND_OPINION_HOLD``), and dropped, not asked, when the talker goes on."""
+    words = trimmed(spoken(tmp_path, "pause"))
+    talk = trimmed(spoken(tmp_path, "Frank and Dave are plotting something"))
+    room, gap = np.zeros(RATE, np.float32), np.zeros(round(0.4 * RATE), np.float32)
+    near = Transcript("", 0.4, question="pause")
+    base, _, events = at_round_end()
+    live = Listener(base.engine, HeardAs([near, near] + [Transcript("how much time is left", 0.9)] * 4),
+                    new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    got = utterances_of(live, "A", np.concatenate([room, words, gap, talk, room]), FRAME)
+    assert len(got) == 2 and got[1].start == got[0].start, "the talk continued the utterance"
+    assert not [e for e in events if e.get("key") == "asked"] and live.asked("A") is None
+    assert [e["intent"] for e in events if e["type"] == "command"][-1] == "time" and live.withdrawn == []
+    # Nobody goes on: asked once the hold has passed.
+    base, _, events = at_round_end()
+    live = Listener(base.engine, HeardAs([near, near]), new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    assert len(utterances_of(live, "A", np.concatenate([room, words, room]), FRAME)) == 1
+    assert [e["text"] for e in events if e.get("key") == "asked"] == ["Did you say: pause? Yes or no."]
+    assert live.asked("A") is not None and live._holds(Transcript("", 0.4, question="pause"))
