@@ -470,7 +470,7 @@ class Listener:
             return False
         self._asked[mic] = (parsed, t)
         _, words = self._addressed(parsed.text)
-        spelled = {p.casefold(): p for p in self.engine.state.players}
+        spelled = {"i": "I", **{p.casefold(): p for p in self.engine.state.players}}
         command = " ".join(spelled.get(w.casefold(), w) for w in words.split())
         self.engine.say(mic or "both", "asked", command=command)
         return True

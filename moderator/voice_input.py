@@ -121,13 +121,17 @@ class VoiceDelivery:
 
     def _reply(self, engine: Engine, clock: VirtualClock, step: Step) -> None:
         """The moderator asked "Did you say ...?" about ``step`` (``Listener.asked``): the player answers once the
-        question has been said, "yes" when it asked about the command the step says, else "no"."""
+        question has been said, "yes" when it asked about the command the step says (each slot it has as said), else
+        "no"."""
         mic = self._mic(engine, step)
         asked = self.listener.asked(mic)
         if asked is None:
             return
         meant = self._parse(step.say or "")
-        right = meant is not None and (meant.intent, meant.slots) == (asked.intent, asked.slots)
+        # The same decision, as a player hears it: "I appoint Erin as leader?" for "Frank appoints Erin as leader"
+        # is a yes (who appoints is no part of it); a name or a number other than said is a no.
+        right = meant is not None and meant.intent == asked.intent and all(
+            meant.slots.get(slot) == value for slot, value in asked.slots.items())
         self.questions.append(right)
         idle = getattr(engine.announcer, "idle_at", None)
         until = idle(mic or "both") if idle is not None else float("inf")

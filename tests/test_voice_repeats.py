@@ -139,3 +139,26 @@ def test_a_player_asked_did_you_say_answers_yes_for_the_command_said_and_no_for_
         ["", answer] if answer == "yes" else ["", answer, "start the game"])
     assert [e["intent"] for e in events if e["type"] == "command"] == ["start"]
     assert delivery.questions == [answer == "yes"] and delivery.repeated == (answer == "no")
+
+
+@pytest.mark.parametrize(("asked", "answer"), [("i appoint erin as leader", "yes"), ("i appoint heidi as leader", "no"),
+                                               ("frank appoints erin as leader", "yes")])
+def test_a_question_that_leaves_out_who_appoints_is_answered_yes_and_one_with_another_name_no(
+        asked: str, answer: str) -> None:
+    if shutil.which("flite") is None:
+        pytest.skip("flite is not installed (apt-get install flite); it is the players' voice")
+    engine = eight_player_engine()
+    events: list[dict] = []
+    engine.subscribe(events.append)
+    engine.begin()
+    assert engine.handle_text("start the game", "A")
+    recognizer = Heard(Transcript("", 0.4, question=asked), Transcript("", 0.0), Transcript(answer, 0.8),
+                       Transcript("frank appoints erin as leader", 0.9))
+    listener = Listener(engine, recognizer, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
+    delivery = VoiceDelivery(listener, lambda text: speak(text, "flite:rms"), repeats=1)
+    delivery(engine, engine.clock, Step(0, 5.0, "B", say="Frank appoints Erin as leader"))  # type: ignore[arg-type]
+    assert delivery.questions == [answer == "yes"]
+    assert engine.state.rooms["B"].leader == "Erin"
+    spoken = [e["text"] for e in events if e.get("key") == "asked"]
+    assert spoken == [f"Did you say: {'I appoint' if asked.startswith('i ') else 'Frank appoints'} "
+                      f"{'Heidi' if 'heidi' in asked else 'Erin'} as leader? Yes or no."]
