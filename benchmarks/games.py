@@ -90,7 +90,9 @@ def run_one(job: tuple[str, str, str, float, int]) -> dict[str, Any]:
     return {"game": game, "voice": voice, "model": model, "snr": snr, "repeats": repeats,
             "same": spoken == typed, "decisions": sum(len(typed[r]) for r in ("A", "B")), "agreed": agreed,
             "first_wrong": first_difference(typed, spoken),
-            "commands": sum(e["type"] == "command" for e in events), "seconds": round(time.perf_counter() - started)}
+            "commands": sum(e["type"] == "command" for e in events),
+            "questions": sum(e["type"] == "announce" and e["key"] == "asked" for e in events),
+            "seconds": round(time.perf_counter() - started)}
 
 
 def report(rows: list[dict[str, Any]], command: str) -> str:
@@ -98,12 +100,13 @@ def report(rows: list[dict[str, Any]], command: str) -> str:
              f"Command: `{command}` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}). How it is measured: "
              "benchmarks/games.py (docstring). Each cell: *same game* (yes/no), then the decisions made as in the "
              "typed game, in order, before the first that differs / all of them.", "",
-             "| game | voice | model | repeats | same game | decisions in order | commands taken | first difference |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| game | voice | model | repeats | same game | decisions in order | commands taken | "
+             "\"did you say ...?\" asked | first difference |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append(f"| {r['game']} | {r['voice']} | {r['model']} | {r['repeats']} | "
                      f"{'yes' if r['same'] else 'no'} | {r['agreed']} / {r['decisions']} | {r['commands']} | "
-                     f"{r['first_wrong'] or ''} |")
+                     f"{r.get('questions', 0)} | {r['first_wrong'] or ''} |")
     same = sum(r["same"] for r in rows)
     lines += ["", f"{same} of {len(rows)} runs decided what the typed game decides."]
     return "\n".join(lines) + "\n"

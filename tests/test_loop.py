@@ -788,3 +788,18 @@ def test_a_question_about_an_utterance_closed_early_waits_for_the_talker_to_stop
     assert len(utterances_of(live, "A", np.concatenate([room, words, room]), FRAME)) == 1
     assert [e["text"] for e in events if e.get("key") == "asked"] == ["Did you say: pause? Yes or no."]
     assert live.asked("A") is not None and live._holds(Transcript("", 0.4, question="pause"))
+
+
+def test_no_question_is_asked_in_the_reveal_where_a_yes_in_the_group_s_talk_would_decide_the_game() -> None:
+    from benchmarks.phases import phase_engine
+
+    for phase, asked in (("reveal", False), ("hostages", True)):
+        engine = phase_engine(phase, ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi"])
+        events: list[dict] = []
+        engine.subscribe(events.append)
+        question = "the bomber is bob" if phase == "reveal" else "hostages bob"
+        listener = Listener(engine, Queue(Transcript("", 0.4, question=question)),  # type: ignore[arg-type]
+                            mics=(None,), new_endpointer=lambda: Endpointer(webrtc_classifier()))
+        assert not listener.hear(None, utterance(1.0))
+        assert (listener.asked(None) is not None) is asked, phase
+        assert len([e for e in events if e.get("key") == "asked"]) == asked, phase
