@@ -47,7 +47,9 @@ audio supports (``SPARE_EVIDENCE``); fresh23, set aside unheard then, first hear
 weighed also in Whisper's way with a comma (``LIST_COMMA``); fresh24, set aside unheard then, first heard on
 2026-11-29 (evening) for Whisper's 15 s window shipped with ``AGAINST_SLACK`` 0.5 and ``no_name_against``; fresh25,
 set aside unheard then, first heard on 2026-11-29 (night) for the 0.25 s hold after an early close
-(``moderator.loop.SECOND_OPINION_HOLD``); fresh26, set aside unheard then, not yet).
+(``moderator.loop.SECOND_OPINION_HOLD``); fresh26 to fresh28 on 2026-11-29 and 30, each for the rule of its day;
+fresh29 on 2026-11-30 for the "did you say ...?" questions, which it counts; fresh30, set aside unheard then, not yet,
+for those questions kept out of the reveal).
 
 The wake word: every ``--wake-every``-th minute is heard a second time with the wake word on ("moderator ...").
 The rate per hour is given with its one-sided 95% Poisson upper bound; with no false accept in H hours the bound
@@ -82,11 +84,11 @@ BABBLE_BEDS = 4
 BED_SECONDS = 240.0
 BABBLE_SEED, MUSIC_SEED = 5000, 5100
 #: Added to every minute's seed of the dev split (``--split dev``) and of the first fresh one (``--split fresh``); each
-#: fresh one after it (``--split fresh2`` to ``--split fresh29``, ``FRESH_SPLITS``) adds ``FRESH_STEP`` more.
+#: fresh one after it (``--split fresh2`` to ``--split fresh30``, ``FRESH_SPLITS``) adds ``FRESH_STEP`` more.
 DEV_SEED = 77_000_000
 FRESH_SEED = 155_000_000
 FRESH_STEP = 78_000_000
-FRESH_SPLITS = 29
+FRESH_SPLITS = 30
 #: Each split's audio: what is added to its minutes' seeds, its chatter lines' seed, and where its babble and music
 #: beds start. test is reported, dev is tuned on, fresh checks a rule the test split's audio showed the need for, and
 #: each freshN after it one the split before it showed: fresh is fresh1's audio, each next one ``FRESH_STEP`` on in
@@ -177,7 +179,7 @@ class Minute:
     seed: int
     wake: bool = False
     split: str = "test"
-    """``SPLITS``: test (reported), dev (tuned on), fresh and fresh2 to fresh26, each with its own minute seeds,
+    """``SPLITS``: test (reported), dev (tuned on), fresh and fresh2 to fresh30, each with its own minute seeds,
     beds and chatter."""
 
 
@@ -322,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write every minute's result here")
     parser.add_argument("--split", choices=tuple(SPLITS), default="test",
                         help="test (reported; default), dev (other minutes, beds and chatter lines, to tune on), "
-                        "fresh, fresh2 to fresh26 (each a set of its own, to check a rule that the split before it "
+                        "fresh, fresh2 to fresh30 (each a set of its own, to check a rule that the split before it "
                         "showed the need for: the test split, fresh, fresh2 and so on)")
     parser.add_argument("--phases", nargs="*", choices=false_accepts.PHASES, default=None, metavar="PHASE",
                         help="hear only the minutes of these phases (of " + ", ".join(false_accepts.PHASES) + "): a "
