@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fake_recognizer import ScriptedRecognizer
+from fake_recognizer import QueuedRecognizer, ScriptedRecognizer
 from fakes import RecordingOut
 from tests_support import eight_player_engine, hostage_phase_engine
 
@@ -694,26 +694,10 @@ def test_a_held_command_is_taken_when_the_audio_ends_and_an_answer_is_never_held
     assert not live._holds(Transcript("yes", 0.9)) and live._holds(Transcript("how much time is left", 0.9))
 
 
-class Queue:
-    """Gives its transcripts in turn, one per decode, and keeps the intents each decode listened for."""
-
-    name = "queue"
-
-    def __init__(self, *heard: Transcript) -> None:
-        self.heard, self.intents, self.decodes = list(heard), None, []
-
-    def expect(self, grammar, roster, intents=None) -> None:  # type: ignore[no-untyped-def]
-        self.intents = None if intents is None else list(intents)
-
-    def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
-        self.decodes.append(self.intents)
-        return self.heard.pop(0)
-
-
-def _asked_in_b(*then: Transcript, **options: object) -> tuple[Listener, Queue, list[dict]]:
+def _asked_in_b(*then: Transcript, **options: object) -> tuple[Listener, QueuedRecognizer, list[dict]]:
     """Room B's leader nearly heard ("did you say ...?" asked about it at t = 1), then ``then`` decoded in turn."""
     listener, _, events = at_round_end(dict(options))
-    rec = Queue(Transcript("", 0.4, guess="frank appoints", question="frank appoints erin as leader"), *then)
+    rec = QueuedRecognizer(Transcript("", 0.4, guess="frank appoints", question="frank appoints erin as leader"), *then)
     listener.recognizer = rec
     listener.recognizers = dict.fromkeys(listener.recognizers, rec)  # type: ignore[arg-type]
     assert not listener.hear("B", utterance(1.0))
@@ -761,7 +745,7 @@ def test_no_question_is_asked_with_asking_off_or_while_a_read_back_waits_for_its
     assert not [e for e in events if e.get("key") == "asked"] and listener.asked("B") is None
     engine, events = hostage_phase_engine()
     assert engine.handle_text("hostages Bob", "A", spoken=True) and engine.state.rooms["A"].pending == ["Bob"]
-    rec = Queue(Transcript("", 0.4, question="three votes for bob"))
+    rec = QueuedRecognizer(Transcript("", 0.4, question="three votes for bob"))
     listener = Listener(engine, rec, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
     rec.heard.insert(1, Transcript("", 0.0))  # the answers-only decode of the read-back's room hears nothing
     assert not listener.hear("A", utterance()) and listener.asked("A") is None
@@ -798,7 +782,7 @@ def test_no_question_is_asked_in_the_reveal_where_a_yes_in_the_group_s_talk_woul
         events: list[dict] = []
         engine.subscribe(events.append)
         question = "the bomber is bob" if phase == "reveal" else "hostages bob"
-        listener = Listener(engine, Queue(Transcript("", 0.4, question=question)),  # type: ignore[arg-type]
+        listener = Listener(engine, QueuedRecognizer(Transcript("", 0.4, question=question)),  # type: ignore[arg-type]
                             mics=(None,), new_endpointer=lambda: Endpointer(webrtc_classifier()))
         assert not listener.hear(None, utterance(1.0))
         assert (listener.asked(None) is not None) is asked, phase

@@ -7,11 +7,12 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from fake_recognizer import ScriptedRecognizer
+from fake_recognizer import QueuedRecognizer, ScriptedRecognizer
 from tests_support import eight_player_engine, hostage_phase_engine
 
 from moderator.adapters.player_voice import speak
 from moderator.audio.endpoint import Endpointer, webrtc_classifier
+from moderator.game.engine import Engine
 from moderator.loop import Listener
 from moderator.ports import Transcript
 from moderator.scenario import Step
@@ -102,37 +103,31 @@ def test_a_scripted_yes_to_a_read_back_of_other_names_is_a_no_and_the_choice_aga
     assert locked(events) == [] and delivery.corrected == 0
 
 
-class Heard:
-    """Gives its transcripts in turn, one per decode."""
-
-    name = "heard"
-
-    def __init__(self, *heard: Transcript) -> None:
-        self.heard = list(heard)
-
-    def expect(self, grammar: object, roster: object, intents: object = None) -> None:
-        pass
-
-    def recognize(self, samples: object, rate: int) -> Transcript:
-        return self.heard.pop(0)
-
-
-@pytest.mark.parametrize(("asked", "answer"), [("start the game", "yes"), ("repeat that", "no")])
-def test_a_player_asked_did_you_say_answers_yes_for_the_command_said_and_no_for_another(
-        asked: str, answer: str) -> None:
+def asked_about(line: str, room: str, asked: str, answer: str, again: str, *, started: bool) -> tuple[
+        list[dict], VoiceDelivery, Engine]:
+    """``line`` said in ``room`` (the game started, with room A's leader, when ``started``): asked about as ``asked``
+    ("did you say ...?"), then the answer, which the phase's grammar misses and "yes" and "no" alone hear, then, after a
+    "no", the line heard as ``again``."""
     if shutil.which("flite") is None:
         pytest.skip("flite is not installed (apt-get install flite); it is the players' voice")
     engine = eight_player_engine()
     events: list[dict] = []
     engine.subscribe(events.append)
     engine.begin()
-    # The question; then the answer, which the phase's grammar misses and "yes" and "no" alone hear; then, after a
-    # "no", the command said again.
-    recognizer = Heard(Transcript("", 0.4, question=asked), Transcript("", 0.0), Transcript(answer, 0.8),
-                       Transcript("start the game", 0.9))
+    if started:
+        assert engine.handle_text("start the game", "A")
+    recognizer = QueuedRecognizer(Transcript("", 0.4, question=asked), Transcript("", 0.0), Transcript(answer, 0.8),
+                                  Transcript(again, 0.9))
     listener = Listener(engine, recognizer, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
     delivery = VoiceDelivery(listener, lambda text: speak(text, "flite:rms"), repeats=1)
-    delivery(engine, engine.clock, Step(0, 1.0, "A", say="start the game"))  # type: ignore[arg-type]
+    delivery(engine, engine.clock, Step(0, 5.0 if started else 1.0, room, say=line))  # type: ignore[arg-type]
+    return events, delivery, engine
+
+
+@pytest.mark.parametrize(("asked", "answer"), [("start the game", "yes"), ("repeat that", "no")])
+def test_a_player_asked_did_you_say_answers_yes_for_the_command_said_and_no_for_another(
+        asked: str, answer: str) -> None:
+    events, delivery, _ = asked_about("start the game", "A", asked, answer, "start the game", started=False)
     assert [e["key"] for e in events if e.get("key", "").startswith("asked")] == (
         ["asked"] if answer == "yes" else ["asked", "asked.no"])
     assert [e["text"] for e in events if e["type"] == "heard"] == (
@@ -145,18 +140,8 @@ def test_a_player_asked_did_you_say_answers_yes_for_the_command_said_and_no_for_
                                                ("frank appoints erin as leader", "yes")])
 def test_a_question_that_leaves_out_who_appoints_is_answered_yes_and_one_with_another_name_no(
         asked: str, answer: str) -> None:
-    if shutil.which("flite") is None:
-        pytest.skip("flite is not installed (apt-get install flite); it is the players' voice")
-    engine = eight_player_engine()
-    events: list[dict] = []
-    engine.subscribe(events.append)
-    engine.begin()
-    assert engine.handle_text("start the game", "A")
-    recognizer = Heard(Transcript("", 0.4, question=asked), Transcript("", 0.0), Transcript(answer, 0.8),
-                       Transcript("frank appoints erin as leader", 0.9))
-    listener = Listener(engine, recognizer, new_endpointer=lambda: Endpointer(webrtc_classifier()))  # type: ignore[arg-type]
-    delivery = VoiceDelivery(listener, lambda text: speak(text, "flite:rms"), repeats=1)
-    delivery(engine, engine.clock, Step(0, 5.0, "B", say="Frank appoints Erin as leader"))  # type: ignore[arg-type]
+    events, delivery, engine = asked_about("Frank appoints Erin as leader", "B", asked, answer,
+                                           "frank appoints erin as leader", started=True)
     assert delivery.questions == [answer == "yes"]
     assert engine.state.rooms["B"].leader == "Erin"
     spoken = [e["text"] for e in events if e.get("key") == "asked"]
