@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import voices as V
-from benchmarks.acceptance import HISS_DBFS, _hear
+from benchmarks.acceptance import HISS_DBFS, ROOM_BEFORE, _hear
 from benchmarks.corpus import ROSTERS, Command, babble, basic_grammar, commands
 from moderator.acoustic import AUTO
 from moderator.adapters.asr_by_noise import quiet_room
@@ -177,22 +177,64 @@ def as_said(speech: np.ndarray) -> np.ndarray:
 
 
 def listen(item_index: int, speech: np.ndarray, cond: Cond, beds: dict[str, np.ndarray],
-           seed: int) -> tuple[np.ndarray, np.ndarray]:
+           seed: int, before: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The microphone's signal for one command in one condition, and the 8 s after it (as ``acceptance.measure``
-    builds them: the same padding, the noise over the command's stretch scaled to the peak-frame SNR)."""
+    builds them: the same padding, the noise over the command's stretch scaled to the peak-frame SNR); with
+    ``before``, that many seconds of the room first."""
     rng = np.random.default_rng([seed, item_index, TEST_CONDS.index(cond) if cond in TEST_CONDS else 99])
     pad = lambda n: np.zeros(round(n * RATE), np.float32)  # noqa: E731
     if cond.kind == "room":
         h = V.room_response(cond.rt60, cond.distance, seed=10_000 + item_index)
         wet = V.reverberate(np.concatenate([speech, pad(cond.rt60)]), h)
         speech = (wet * np.sqrt(np.mean(speech**2) / max(float(np.mean(wet**2)), 1e-20))).astype(np.float32)
-    clean = as_said(speech)
+    clean = np.concatenate([pad(before), as_said(speech)])
+    words = slice(round(before * RATE), len(clean))
     if cond.kind in ("hiss", "room"):
         floor = hiss(len(clean) + 8 * RATE, HISS_DBFS, rng)
         return clean + floor[: len(clean)], floor[len(clean) :]
     bed = noise_for(beds[cond.kind], len(clean) + 8 * RATE, rng)
-    bed *= noise_gain(speech, bed[: len(clean)], float(cond.snr or 0), peak=True)
+    bed *= noise_gain(speech, bed[words], float(cond.snr or 0), peak=True)
     return clean + bed[: len(clean)], bed[len(clean) :]
+
+
+#: A "did you say ...?" is answered after this many seconds of the room: the question takes about 3 s to say
+#: (``voice_input.QUESTION_SECONDS``), and the endpointer follows the room's level from what it heard before, as for a
+#: command (``acceptance.ROOM_BEFORE``).
+ANSWER_AFTER = ROOM_BEFORE
+#: The answer's noise is a stretch of the bed of its own: ``listen``'s item index, offset by this.
+ANSWER_SEED = 1_000_000
+
+
+def answered(rec: Any, grammar: Grammar, item: Item, index: int, question: str, cond: Cond,
+             beds: dict[str, np.ndarray], seed: int) -> tuple[str, Parsed | None]:
+    """The player's answer to "Did you say: ``question``?", as the game hears it: the game's own ``Listener``, in a
+    round of ``item``'s roster, asks the question (``Listener._ask``); the player says "yes" when it asks for what they
+    said (``voice_input.asks_for``, as the simulated players of whole games decide), else "no", in ``item``'s voice and
+    condition, over a stretch of the noise of its own, after ``ANSWER_AFTER`` seconds of the room; the listener hears
+    it as in a game (``Listener._answer``: the phase's grammar, then "yes" and "no" alone). Returns the answer said and
+    the first command the listener acted on (None: none), whatever it was."""
+    from benchmarks.answers import Batch
+    from benchmarks.phases import phase_engine
+    from moderator.audio.endpoint import Endpointer, webrtc_classifier
+    from moderator.loop import Listener
+    from moderator.voice_input import CHUNK, asks_for
+
+    engine = phase_engine("round", item.roster, grammar)
+    listener = Listener(engine, Batch(rec), mics=("A",), new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    acted: list[Parsed] = []
+    listener._act = lambda mic, parsed: acted.append(parsed) is None  # type: ignore[method-assign]
+    asked, said = grammar.parse(question, list(item.roster)), grammar.parse(item.text, list(item.roster))
+    reply = "yes" if isinstance(asked, Parsed) and asks_for(asked, said if isinstance(said, Parsed) else None) else "no"
+    if not listener._ask("A", question, 0.0):
+        raise ValueError(f"the listener would not ask about {question!r}")
+    signal, tail = listen(ANSWER_SEED + index, V.say(reply, item.voice), cond, beds, seed, before=ANSWER_AFTER)
+    words_end = len(signal) / RATE - TAIL
+    stream, step = np.concatenate([signal, tail]), round(CHUNK * RATE)
+    for i in range(0, len(stream), step):
+        closed = listener.feed("A", stream[i : i + step], RATE, i / RATE)
+        if acted or (closed and i / RATE > words_end):
+            break
+    return reply, acted[0] if acted else None
 
 
 def recognizers(models: dict[str, Path | None]) -> dict[str, Any]:
@@ -216,9 +258,11 @@ def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[
              sink: Path | None = None, recs: dict[str, Any] | None = None,
              hearing: Callable[[int, Item, Cond], None] | None = None) -> list[dict[str, Any]]:
     """One row per model, item and condition: outcome (right / wrong / missed), what was heard, CPU seconds
-    (each row also appended to ``sink`` as a JSON line as soon as it is measured); ``recs``, recognizers by name,
-    in place of ``models``' (``benchmarks.replay``); ``hearing`` is told each item (its index and itself) and
-    condition before the recognizers hear it (``benchmarks.replay``'s oracle)."""
+    (each row also appended to ``sink`` as a JSON line as soon as it is measured); a command missed but asked about
+    ("did you say ...?") is answered (``answered``), and ``answered`` is its outcome then (the reply said in
+    ``reply``, the command acted on in ``acted``; the outcome again where nothing was asked); ``recs``, recognizers
+    by name, in place of ``models``' (``benchmarks.replay``); ``hearing`` is told each item (its index and itself)
+    and condition before the recognizers hear it (``benchmarks.replay``'s oracle)."""
     grammar = basic_grammar()
     recs = recs if recs is not None else recognizers(models)
     rows = []
@@ -238,10 +282,17 @@ def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[
                 right = len(parses) == 1 and parses[0].intent == item.intent and parses[0].slots == item.slots
                 meant = [isinstance(p := grammar.parse(q, list(item.roster)), Parsed) and p.intent == item.intent
                          and p.slots == item.slots for q in asked]
+                outcome = "right" if right else ("wrong" if parses else "missed")
+                # A command missed but asked about is answered, and heard, as in a game (the last question asked:
+                # each replaces the one before).
+                reply, acted = answered(rec, grammar, item, i, asked[-1], cond, beds, seed) if (
+                    asked and outcome == "missed") else ("", None)
                 rows.append({"model": name, "i": i, "group": item.group, "voice": item.voice, "cond": cond.label,
                              "text": item.text, "heard": " | ".join(texts), "confidence": round(conf, 3),
-                             "outcome": "right" if right else ("wrong" if parses else "missed"),
-                             "asked": asked, "asked_right": meant,
+                             "outcome": outcome, "asked": asked, "asked_right": meant, "reply": reply,
+                             "acted": "" if acted is None else acted.text,
+                             "answered": outcome if not reply else "missed" if acted is None else (
+                                 "right" if (acted.intent, acted.slots) == (item.intent, item.slots) else "wrong"),
                              "cpu": round(cpu, 3), "seconds": len(speech) / RATE})
                 if sink is not None:
                     with open(sink, "a") as fh:
@@ -251,13 +302,14 @@ def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[
     return rows
 
 
-def table(rows: list[dict[str, Any]], key: str = "group") -> dict[tuple[str, str, str], tuple[int, int, int]]:
-    """(model, key value, condition) -> (right, wrong, n)."""
+def table(rows: list[dict[str, Any]], key: str = "group",
+          outcome: str = "outcome") -> dict[tuple[str, str, str], tuple[int, int, int]]:
+    """(model, key value, condition) -> (right, wrong, n); by ``outcome`` ("answered": with the questions answered)."""
     out: dict[tuple[str, str, str], list[int]] = {}
     for r in rows:
         cell = out.setdefault((r["model"], r[key], r["cond"]), [0, 0, 0])
-        cell[0] += r["outcome"] == "right"
-        cell[1] += r["outcome"] == "wrong"
+        cell[0] += r.get(outcome, r["outcome"]) == "right"
+        cell[1] += r.get(outcome, r["outcome"]) == "wrong"
         cell[2] += 1
     return {k: (a, b, n) for k, (a, b, n) in out.items()}
 
@@ -624,6 +676,20 @@ def markdown(rows: list[dict[str, Any]], human: dict[str, Any], meta: dict[str, 
                 rates = [cells[(m, group, cond)][0] / cells[(m, group, cond)][2] for m in models]
                 row.append(" → ".join(f"{100 * r:.0f}%" for r in rates))
             lines.append("| " + " | ".join(row) + " |")
+    asking = [m for m in models if any(r.get("reply") for r in rows if r["model"] == m)]
+    if asking:
+        answered_cells = table(rows, outcome="answered")
+        lines += ["", "With the \"did you say ...?\" questions answered (`answered`: the player says \"yes\" to a "
+                  "question about what they said, else \"no\", in the same voice and noise, heard by the game's "
+                  "listener), for " + ", ".join(f"*{m}*" for m in asking) + ": right (wrong) / n, the rate after it:",
+                  "", "| voices | " + " | ".join(conds) + " |", "| --- |" + " --- |" * len(conds)]
+        for m in asking:
+            for group in groups:
+                row = [group + (f" ({m})" if len(asking) > 1 else "")]
+                for cond in conds:
+                    r, w, n = answered_cells.get((m, group, cond), (0, 0, 0))
+                    row.append(f"{r}" + (f" ({w}w)" if w else "") + f" / {n} ({100 * r / max(n, 1):.0f}%)")
+                lines.append("| " + " | ".join(row) + " |")
     cpu = {m: sum(r["cpu"] for r in rows if r["model"] == m) / max(sum(r["seconds"] for r in rows if r["model"] == m),
                                                                   1e-9) for m in models}
     lines += ["", "Recognizer CPU per second of speech (whole `_hear` path, both searches): "

@@ -55,7 +55,7 @@ BABBLE_SECONDS = 120.0
 W: dict[str, Any] = {}
 
 
-class _Batch:
+class Batch:
     """The recognizer without its streaming methods: the listener then decodes whole utterances only, as
     ``benchmarks.acceptance`` does (and needs no decoder of its own per microphone)."""
 
@@ -73,7 +73,7 @@ def _init(babble_seed: int) -> None:
     from moderator.listening import make_recognizer
 
     W.update(noise=babble(BABBLE_SECONDS, seed=babble_seed), grammar=basic_grammar(),
-             recognizer=_Batch(make_recognizer("pocketsphinx", None, "default")))
+             recognizer=Batch(make_recognizer("pocketsphinx", None, "default")))
 
 
 def _signal(text: str, voice: str, snr: float | None, rng: np.random.Generator) -> tuple[np.ndarray, float]:

@@ -14,7 +14,9 @@ measured for Whisper's time alone, about a third of the run. ``--set NAME=VALUE`
 ``moderator.adapters.asr_whisper`` first (``--set DECODED_LISTS=8``). It prints the right (wrong) counts per
 condition, the recorded ones beside them, and every command whose outcome changed; on the recorded code the two
 agree, which is the check that a replay is the run it stands for. It also counts the "did you say ...?" questions the
-weighing offers (``asr_whisper.ASK``; ``questions``), about the command said and about others. ``--oracle`` also
+weighing offers (``asr_whisper.ASK``; ``questions``), about the command said and about others, and the outcome with
+each answered by the player and heard by the game's listener (``adaptation.answered``; an answer to a question the
+recorded run did not ask is decoded anew by pocketsphinx, and counted). ``--oracle`` also
 weighs the command that was
 said against each utterance, as the weighing weighs the commands it finds (``Oracle``): a command whose said form
 does not clear the weighing's bars is beyond any change to what is weighed.
@@ -28,7 +30,7 @@ import hashlib
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +47,14 @@ class Recorded:
 
     name = "auto"
 
-    def __init__(self, first: Any, book: dict[str, list[Any]]) -> None:
+    def __init__(self, first: Any, book: dict[str, list[Any]], anew: Callable[[], Any] | None = None) -> None:
         self.first, self.book = first, book
         self._expected = ""
+        #: Without ``first``: makes the real recognizer for an answer's utterance that is not in the recording (to a
+        #: question the recorded run did not ask: ``adaptation.answered``); ``decoded_anew`` counts them.
+        self.anew, self.decoded_anew = anew, 0
+        self._anew: Any = None
+        self._expect_args: tuple[Any, ...] = ()
         #: The transcript given last (the oracle's hints).
         self.last = Transcript("", 0.0)
 
@@ -59,10 +66,19 @@ class Recorded:
         if self.first is not None:
             self.first.expect(grammar, roster, intents)
         self._expected = json.dumps([list(roster), None if intents is None else list(intents)])
+        self._expect_args = (grammar, roster, intents)
 
     def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
         data = np.ascontiguousarray(samples, np.float32)
         key = hashlib.blake2b(f"{self._expected}|{rate}|".encode() + data.tobytes(), digest_size=16).hexdigest()
+        # Only the answers' decodes, which the game's listener makes with its phase's intents (``adaptation._hear``
+        # decodes the commands with the whole grammar): a command's utterance not held means a stale recording.
+        if self.first is None and key not in self.book and self.anew is not None and self._expect_args[2] is not None:
+            self._anew = self._anew or self.anew()
+            self._anew.expect(*self._expect_args)
+            self.decoded_anew += 1
+            self.last = self._anew.recognize(samples, rate)
+            return self.last
         if self.first is None:
             if key not in self.book:
                 raise SystemExit("an utterance that is not in the recording: the voices, noises or endpointer "
@@ -176,7 +192,9 @@ def _run(first: Any, book: dict[str, list[Any]], split: str, commands: int | Non
 
     conds = _conds(split, labels)
     items, beds, seed = _items(split, commands, groups, any(c.kind in ("babble", "music") for c in conds))
-    recorded = Recorded(first, book)
+    from moderator.listening import pocketsphinx_recognizer
+
+    recorded = Recorded(first, book, anew=None if first is not None else lambda: pocketsphinx_recognizer(A.AUTO))
     opinion: Any = SecondOpinion(recorded, WhisperRecognizer())
     hearing = None
     if oracle is not None:
@@ -185,8 +203,12 @@ def _run(first: Any, book: dict[str, list[Any]], split: str, commands: int | Non
         hearing = opinion.hearing
     log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)  # noqa: E731
     log(f"{len(items)} commands x {len(labels)} conditions")
-    return A.evaluate({}, items, conds, beds, seed=seed, log=log, sink=sink, recs={"agree": opinion},
+    rows = A.evaluate({}, items, conds, beds, seed=seed, log=log, sink=sink, recs={"agree": opinion},
                       hearing=hearing)
+    if first is None:
+        print(f"{recorded.decoded_anew} utterances not in the recording, decoded anew by pocketsphinx (answers to "
+              "questions the recorded run did not ask)")
+    return rows
 
 
 def questions(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
@@ -203,12 +225,28 @@ def questions(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
     return out
 
 
-def _counts(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
+def _counts(rows: list[dict[str, Any]], key: str = "outcome") -> dict[str, tuple[int, int, int]]:
+    """Per condition: right, wrong, all (by ``key``: "outcome", or "answered" for the outcome with the questions
+    answered; a recording made before the questions were answered has no "answered")."""
     out: dict[str, tuple[int, int, int]] = {}
     for row in rows:
         right, wrong, n = out.get(row["cond"], (0, 0, 0))
-        out[row["cond"]] = (right + (row["outcome"] == "right"), wrong + (row["outcome"] == "wrong"), n + 1)
+        outcome = row.get(key, row["outcome"])
+        out[row["cond"]] = (right + (outcome == "right"), wrong + (outcome == "wrong"), n + 1)
     return out
+
+
+def _print_answered(rows: list[dict[str, Any]], before: list[dict[str, Any]] | None = None) -> None:
+    """The counts with each question answered by the player and heard (``adaptation.answered``)."""
+    was = _counts(before, "answered") if before else {}
+    for cond, (right, wrong, n) in _counts(rows, "answered").items():
+        replies = [r for r in rows if r["cond"] == cond and r.get("reply")]
+        yes = [r for r in replies if r["reply"] == "yes"]
+        print(f"with the questions answered, {cond}: {right} ({wrong}) of {n}"
+              + (f", recorded {was[cond][0]} ({was[cond][1]})" if cond in was else "")
+              + f"; {len(yes)} answered yes ({sum(r['answered'] == 'right' for r in yes)} taken), "
+              f"{len(replies) - len(yes)} no ({sum(r['answered'] == 'wrong' for r in replies if r['reply'] == 'no')}"
+              " taken as another command)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                                          "conds": labels, "rows": rows, "book": book}))
         for cond, (right, wrong, n) in _counts(rows).items():
             print(f"{cond}: {right} ({wrong}) of {n}")
+        _print_answered(rows)
         return 0
     from moderator.adapters import asr_whisper
 
@@ -265,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     for cond, (right, other, missed) in questions(rows).items():
         print(f"questions, {cond}: {right} of the {missed} commands not right asked about as said (a \"yes\" takes "
               f"them), {other} questions about another command")
+    _print_answered(rows, recording["rows"])
     if oracle:
         args.oracle.write_text("".join(json.dumps(line) + "\n" for line in oracle[0].lines))
         for cond, (missed, reach, weighed) in oracle[0].summary(rows).items():

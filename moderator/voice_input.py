@@ -33,6 +33,14 @@ PARTY_BEFORE = 4.0
 QUESTION_SECONDS = 3.0
 
 
+def asks_for(asked: Parsed, said: Parsed | None) -> bool:
+    """Whether "Did you say ...?" about ``asked`` asks for the command ``said``, as a player hears the question: the
+    same intent, and each slot it names as said. "I appoint Erin as leader?" for "Frank appoints Erin as leader" is a
+    yes (who appoints is no part of it); a name or a number other than said is a no."""
+    return said is not None and said.intent == asked.intent and all(
+        said.slots.get(slot) == value for slot, value in asked.slots.items())
+
+
 class VoiceDelivery:
     """Speaks each step into its room's microphone, chunk by chunk, on the virtual clock.
 
@@ -127,11 +135,7 @@ class VoiceDelivery:
         asked = self.listener.asked(mic)
         if asked is None:
             return
-        meant = self._parse(step.say or "")
-        # The same decision, as a player hears it: "I appoint Erin as leader?" for "Frank appoints Erin as leader"
-        # is a yes (who appoints is no part of it); a name or a number other than said is a no.
-        right = meant is not None and meant.intent == asked.intent and all(
-            meant.slots.get(slot) == value for slot, value in asked.slots.items())
+        right = asks_for(asked, self._parse(step.say or ""))
         self.questions.append(right)
         idle = getattr(engine.announcer, "idle_at", None)
         until = idle(mic or "both") if idle is not None else float("inf")

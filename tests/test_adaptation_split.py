@@ -86,6 +86,22 @@ def test_a_report_of_more_than_three_models_has_a_row_per_model():
         ["original", "1 / 1"], ["a", "0 (1w) / 1"], ["b", "0 / 1"], ["c", "1 / 1"]]
 
 
+def test_a_report_gives_the_outcome_with_the_questions_answered_beside_the_plain_one():
+    """``evaluate``'s ``answered``: a command missed but taken at a "yes", and one wrong after a misheard "no"."""
+    from benchmarks.adaptation import markdown
+
+    base = {"group": "unseen: festival", "voice": "festival:kal", "cond": "babble 12 dB", "cpu": 0.1, "seconds": 1.0}
+    rows = [{**base, "model": "auto", "outcome": "missed"},
+            {**base, "model": "auto+whisper", "outcome": "missed", "reply": "yes", "answered": "right"},
+            {**base, "model": "auto+whisper", "outcome": "missed", "reply": "no", "answered": "wrong"},
+            {**base, "model": "auto+whisper", "outcome": "right", "reply": "", "answered": "right"}]
+    text = markdown(rows, {}, {"command": "x", "date": "d", "wall_seconds": 1.0, "machine": "2 cores",
+                               "split": "dev"})
+    after = text.split("questions answered", 1)[1]
+    assert "for *auto+whisper*" in after and "*auto*," not in after
+    assert "| unseen: festival | 2 (1w) / 3 (67%) |" in after
+
+
 def test_the_build_refuses_a_tau_that_loses_clean_commands_of_the_engine_no_training_copy_used(monkeypatch, tmp_path):
     """A tau that wins on the voices that choose, but loses the MBROLA voices' clean commands (the continuous
     recipe's tau 3 lost 31 of 107), is not chosen when the MBROLA rows guard the choice; without them it is."""

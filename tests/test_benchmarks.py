@@ -239,13 +239,33 @@ def test_answers_benchmark_hears_a_clean_yes_with_and_without_the_second_decode(
     from moderator.listening import make_recognizer
 
     answers.W.update(noise=np.zeros(16000, np.float32), grammar=basic_grammar(),
-                     recognizer=answers._Batch(make_recognizer("pocketsphinx", None, "default")))
+                     recognizer=answers.Batch(make_recognizer("pocketsphinx", None, "default")))
     yes = answers.measure(("answer", "yes", None, "flite:rms", 0))
     assert (yes["before"], yes["after"]) == ("right", "right") and yes["after_taken"] == ["confirm {'answer': 'yes'}"]
     talk = answers.measure(("chatter", "did anyone see where I left my drink", None, "flite:rms", 0))
     assert (talk["before"], talk["after"]) == ("nothing", "nothing")
     report = answers.report([yes, talk], "dev", 1, "python -m benchmarks.answers", 1.0)
     assert '| clean + hiss -60 dBFS | "yes" | 1 / 0 of 1 | 1 / 0 of 1 |' in report
+
+
+@pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed")
+def test_the_adaptation_benchmark_answers_a_question_as_a_player_and_the_game_hears_it() -> None:
+    """``adaptation.answered``: the game's own listener asks "did you say ...?"; the player says "yes" to a question
+    about what they said, and the listener acts on the command asked about; "no" to another one, and nothing is
+    acted on."""
+    from benchmarks import adaptation as A
+    from benchmarks.corpus import basic_grammar
+    from moderator.listening import pocketsphinx_recognizer
+
+    grammar = basic_grammar()
+    items, beds, seed = A.split_items(False, ["flite held-out"], commands=2, beds=False)
+    clean = A.TEST_CONDS[0]
+    rec = pocketsphinx_recognizer(A.AUTO)
+    first, second = items
+    reply, acted = A.answered(rec, grammar, first, 0, first.text, clean, beds, seed)
+    assert reply == "yes" and acted is not None and (acted.intent, acted.slots) == (first.intent, first.slots)
+    reply, acted = A.answered(rec, grammar, first, 0, second.text, clean, beds, seed)
+    assert (reply, acted) == ("no", None)
 
 
 def test_a_suppressor_in_front_of_whisper_gives_the_words_back_where_they_were() -> None:

@@ -65,3 +65,40 @@ def test_the_oracle_counts_a_command_not_right_as_within_reach_when_an_utterance
                     {"i": 1, "cond": "d", "clears": False, "weighed": False}]
     # c: three not right (1, 2, 3); 1 and 2 within reach, only 2 among the commands weighed; 3 never heard by Whisper.
     assert oracle.summary(rows) == {"c": (3, 2, 1), "d": (1, 0, 0)}
+
+
+def test_a_replay_decodes_anew_only_what_the_recording_does_not_hold_and_counts_it() -> None:
+    """An answer to a question the recorded run did not ask (``adaptation.answered``) is not in the recording: with
+    ``anew``, the real recognizer decodes it, told what the replay was told to expect, and it is counted. A command's
+    utterance (decoded with the whole grammar, no phase's intents) not held is still a stale recording."""
+    import numpy as np
+
+    from moderator.ports import Transcript
+
+    class Fake:
+        def __init__(self) -> None:
+            self.expected: tuple[object, ...] = ()
+
+        def expect(self, *args: object) -> None:
+            self.expected = args
+
+        def recognize(self, samples: np.ndarray, rate: int) -> Transcript:
+            return Transcript("yes", 0.9)
+
+    made: list[Fake] = []
+    recorded = replay.Recorded(None, {}, anew=lambda: made.append(Fake()) or made[-1])
+    recorded.expect("grammar", ["Alice"], ["confirm"])
+    assert recorded.recognize(np.zeros(160, np.float32), 16000).text == "yes"
+    assert recorded.decoded_anew == 1 and made[0].expected == ("grammar", ["Alice"], ["confirm"])
+    # What the recording holds is given back as recorded, with no decode.
+    book: dict[str, list[object]] = {}
+    keeper = replay.Recorded(Fake(), book)
+    keeper.expect("grammar", ["Alice"], None)
+    keeper.recognize(np.ones(160, np.float32), 16000)
+    again = replay.Recorded(None, book, anew=lambda: made.append(Fake()) or made[-1])
+    again.expect("grammar", ["Alice"], None)
+    assert again.recognize(np.ones(160, np.float32), 16000).text == "yes" and again.decoded_anew == 0
+    assert len(made) == 1
+    again.expect("grammar", ["Alice"], None)
+    with pytest.raises(SystemExit, match="record it again"):
+        again.recognize(np.zeros(160, np.float32), 16000)
