@@ -43,6 +43,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -205,28 +206,37 @@ ANSWER_AFTER = ROOM_BEFORE
 ANSWER_SEED = 1_000_000
 
 
+@cache
+def _phase_of(roster: tuple[str, ...]) -> dict[str, str]:
+    """intent -> the benchmark game's phase it is said in (``phases.grammar_for_intent``: the largest)."""
+    from benchmarks.phases import grammar_for_intent, phase_intents
+
+    return {intent: label for intent, (label, _) in grammar_for_intent(phase_intents(roster)).items()}
+
+
 def answered(rec: Any, grammar: Grammar, item: Item, index: int, question: str, cond: Cond,
              beds: dict[str, np.ndarray], seed: int) -> tuple[str, Parsed | None]:
-    """The player's answer to "Did you say: ``question``?", as the game hears it: the game's own ``Listener``, in a
-    round of ``item``'s roster, asks the question (``Listener._ask``); the player says "yes" when it asks for what they
-    said (``voice_input.asks_for``, as the simulated players of whole games decide), else "no", in ``item``'s voice and
-    condition, over a stretch of the noise of its own, after ``ANSWER_AFTER`` seconds of the room; the listener hears
-    it as in a game (``Listener._answer``: the phase's grammar, then "yes" and "no" alone). Returns the answer said and
-    the first command the listener acted on (None: none), whatever it was."""
+    """The player's answer to "Did you say: ``question``?", as the game hears it: the game's own ``Listener``, in the
+    phase ``item``'s command is said in (``_phase_of``) with its roster, asks the question (``Listener._ask``; not in
+    the reveal, nor about an answer); the player says "yes" when it asks for what they said (``voice_input.asks_for``,
+    as the simulated players of whole games decide), else "no", in ``item``'s voice and condition, over a stretch of
+    the noise of its own, after ``ANSWER_AFTER`` seconds of the room; the listener hears it as in a game
+    (``Listener._answer``: the phase's grammar, then "yes" and "no" alone). Returns the answer said ("" where the
+    listener asks nothing) and the first command the listener acted on (None: none), whatever it was."""
     from benchmarks.answers import Batch
     from benchmarks.phases import phase_engine
     from moderator.audio.endpoint import Endpointer, webrtc_classifier
     from moderator.loop import Listener
     from moderator.voice_input import CHUNK, asks_for
 
-    engine = phase_engine("round", item.roster, grammar)
+    engine = phase_engine(_phase_of(tuple(item.roster))[item.intent], item.roster, grammar)
     listener = Listener(engine, Batch(rec), mics=("A",), new_endpointer=lambda: Endpointer(webrtc_classifier()))
     acted: list[Parsed] = []
     listener._act = lambda mic, parsed: acted.append(parsed) is None  # type: ignore[method-assign]
     asked, said = grammar.parse(question, list(item.roster)), grammar.parse(item.text, list(item.roster))
     reply = "yes" if isinstance(asked, Parsed) and asks_for(asked, said if isinstance(said, Parsed) else None) else "no"
     if not listener._ask("A", question, 0.0):
-        raise ValueError(f"the listener would not ask about {question!r}")
+        return "", None
     signal, tail = listen(ANSWER_SEED + index, V.say(reply, item.voice), cond, beds, seed, before=ANSWER_AFTER)
     words_end = len(signal) / RATE - TAIL
     stream, step = np.concatenate([signal, tail]), round(CHUNK * RATE)

@@ -261,6 +261,8 @@ class Listener:
         ahead, self._ahead[mic] = self._ahead[mic], None
         if not utterance.stands_out:
             return False
+        if self._asking(mic, utterance.start) is None:
+            self._asked.pop(mic, None)  # a question no longer awaits its answer: "yes" and "no" are no commands now
         over = self._talked_over(mic, utterance)
         if ahead is not None and ahead[0] is utterance:
             self.listen_for_current_phase(mic)  # the phase may have changed since (time's up): then decode again
@@ -545,7 +547,12 @@ class Listener:
             if mic is None else len(roster)
         listed = engine.hostages_due() if engine.in_state("hostages") else None
         grammar = self.grammar.narrowed(numbers=numbers, max_listed=listed, cards=_deck(state))
-        wanted = (grammar, tuple(roster), tuple(engine.allowed_intents()))
+        intents = tuple(engine.allowed_intents())
+        if mic in self._asked and "confirm" not in intents and "confirm" in self.grammar.intents:
+            # A question waits ("did you say ...?"): its "yes" and "no" are commands of the phase until it is
+            # answered. Without them a clean "no" came out as "help", which dropped the question and said the help.
+            intents += ("confirm",)
+        wanted = (grammar, tuple(roster), intents)
         if wanted != self._expecting[mic]:
             if len(roster) < len(state.players):  # compiled now, not while a player waits (``_other_room``)
                 self.recognizers[mic].expect(self._wide_grammar(), list(state.players), list(wanted[2]))

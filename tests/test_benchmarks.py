@@ -252,7 +252,7 @@ def test_answers_benchmark_hears_a_clean_yes_with_and_without_the_second_decode(
 def test_the_adaptation_benchmark_answers_a_question_as_a_player_and_the_game_hears_it() -> None:
     """``adaptation.answered``: the game's own listener asks "did you say ...?"; the player says "yes" to a question
     about what they said, and the listener acts on the command asked about; "no" to another one, and nothing is
-    acted on."""
+    acted on. Nothing is asked where the game would not ask."""
     from benchmarks import adaptation as A
     from benchmarks.corpus import basic_grammar
     from moderator.listening import pocketsphinx_recognizer
@@ -266,6 +266,12 @@ def test_the_adaptation_benchmark_answers_a_question_as_a_player_and_the_game_he
     assert reply == "yes" and acted is not None and (acted.intent, acted.slots) == (first.intent, first.slots)
     reply, acted = A.answered(rec, grammar, first, 0, second.text, clean, beds, seed)
     assert (reply, acted) == ("no", None)
+    # What the game never asks about is not asked here either: an answer ("room a"), and anything in the reveal.
+    assert A.answered(rec, grammar, first, 0, "room a", clean, beds, seed) == ("", None)
+    name = first.roster[0]
+    reveal = A.Item(f"{name} is the bomber", "reveal", {"player": name, "role": "bomber"}, first.roster, first.voice,
+                    first.group)
+    assert A.answered(rec, grammar, reveal, 0, reveal.text, clean, beds, seed) == ("", None)
 
 
 def test_a_suppressor_in_front_of_whisper_gives_the_words_back_where_they_were() -> None:

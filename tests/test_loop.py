@@ -734,10 +734,24 @@ def test_a_question_ends_at_another_command_or_after_a_while_and_waits_only_in_i
     # Room A's talk is not decoded as an answer to room B's question.
     listener, rec, events = _asked_in_b(Transcript("", 0.0))
     assert not listener.hear("A", utterance(4.0)) and ["confirm"] not in rec.decodes
-    # Too late: not decoded as an answer, and the question is gone once a command comes.
+    # Too late: not decoded as an answer, nor with "yes" and "no" among the phase's commands, and the question is
+    # gone once a command comes.
     listener, rec, events = _asked_in_b(Transcript("", 0.0), Transcript("yes", 0.8))
     assert not listener.hear("B", utterance(1.0 + ASK_WAITS + 1.0 + 1.0)) and ["confirm"] not in rec.decodes
+    assert "confirm" not in (rec.decodes[-1] or []) and listener.asked("B") is None
     assert listener.engine.state.rooms["B"].leader is None
+
+
+def test_while_a_question_waits_its_yes_and_no_are_commands_of_the_phase_in_its_room_alone() -> None:
+    """A clean "no" decoded with the round's commands alone came out as "help" (``benchmarks.adaptation.answered``),
+    which dropped the question and said the help: while it waits, the room's phase grammar has "yes" and "no" too."""
+    listener, rec, events = _asked_in_b(Transcript("", 0.0), Transcript("no", 0.9))
+    assert not listener.hear("A", utterance(3.0)) and "confirm" not in (rec.decodes[-1] or [])
+    assert not listener.hear("B", utterance(4.0))
+    assert "confirm" in (rec.decodes[-1] or []) and "appoint" in (rec.decodes[-1] or []), "the phase's, and the answers"
+    assert events[-1]["key"] == "asked.no" and listener.asked("B") is None
+    listener.listen_for_current_phase("B")
+    assert "confirm" not in listener._expecting["B"][2], "answered: the phase's commands alone again"
 
 
 def test_no_question_is_asked_with_asking_off_or_while_a_read_back_waits_for_its_own_yes() -> None:
