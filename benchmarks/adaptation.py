@@ -229,7 +229,8 @@ def answered(rec: Any, grammar: Grammar, item: Item, index: int, question: str, 
     from moderator.loop import Listener
     from moderator.voice_input import CHUNK, asks_for
 
-    engine = phase_engine(_phase_of(tuple(item.roster))[item.intent], item.roster, grammar)
+    # The gambler's prediction has no benchmark phase: it is said in the reveal's, where nothing is asked.
+    engine = phase_engine(_phase_of(tuple(item.roster)).get(item.intent, "reveal"), item.roster, grammar)
     listener = Listener(engine, Batch(rec), mics=("A",), new_endpointer=lambda: Endpointer(webrtc_classifier()))
     acted: list[Parsed] = []
     listener._act = lambda mic, parsed: acted.append(parsed) is None  # type: ignore[method-assign]

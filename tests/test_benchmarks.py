@@ -272,6 +272,8 @@ def test_the_adaptation_benchmark_answers_a_question_as_a_player_and_the_game_he
     reveal = A.Item(f"{name} is the bomber", "reveal", {"player": name, "role": "bomber"}, first.roster, first.voice,
                     first.group)
     assert A.answered(rec, grammar, reveal, 0, reveal.text, clean, beds, seed) == ("", None)
+    predict = A.Item("gambler predicts red", "predict", {"team": "red"}, first.roster, first.voice, first.group)
+    assert A.answered(rec, grammar, predict, 0, predict.text, clean, beds, seed) == ("", None)
 
 
 def test_a_suppressor_in_front_of_whisper_gives_the_words_back_where_they_were() -> None:
