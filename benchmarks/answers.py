@@ -21,6 +21,7 @@ dev chatter); *test* is held out: flite's held-out voices and the suite's espeak
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 import time
 from collections import Counter
@@ -69,11 +70,20 @@ class Batch:
         return self.inner.recognize(samples, rate)
 
 
-def _init(babble_seed: int) -> None:
+def _init(babble_seed: int, second_opinion: bool = False, settings: tuple[tuple[str, Any], ...] = ()) -> None:
     from moderator.listening import make_recognizer
 
-    W.update(noise=babble(BABBLE_SECONDS, seed=babble_seed), grammar=basic_grammar(),
-             recognizer=Batch(make_recognizer("pocketsphinx", None, "default")))
+    if second_opinion:
+        from moderator.acoustic import AUTO
+        from moderator.adapters import asr_whisper
+        from moderator.listening import pocketsphinx_recognizer
+
+        for name, value in settings:
+            setattr(asr_whisper, name, value)
+        recognizer: Any = asr_whisper.SecondOpinion(pocketsphinx_recognizer(AUTO), asr_whisper.WhisperRecognizer())
+    else:
+        recognizer = make_recognizer("pocketsphinx", None, "default")
+    W.update(noise=babble(BABBLE_SECONDS, seed=babble_seed), grammar=basic_grammar(), recognizer=Batch(recognizer))
 
 
 def _signal(text: str, voice: str, snr: float | None, rng: np.random.Generator) -> tuple[np.ndarray, float]:
@@ -138,6 +148,7 @@ def _label(snr: float | None) -> str:
 
 def report(rows: list[dict[str, Any]], split: str, repeats: int, command: str, seconds: float) -> str:
     voices = SPLITS[split]["voices"]
+    conditions = list(dict.fromkeys(r["snr"] for r in rows))
     lines = ["# Answers to a read-back in party babble", "",
              f"Command: `{command}` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {seconds:.0f} s). How it is "
              "measured: benchmarks/answers.py (docstring). *Before*: without the second decode of a read-back's "
@@ -146,7 +157,7 @@ def report(rows: list[dict[str, Any]], split: str, repeats: int, command: str, s
              "each.",
              "", "| condition | line | before: right / wrong of N | after: right / wrong of N |",
              "| --- | --- | --- | --- |"]
-    for snr in CONDITIONS:
+    for snr in conditions:
         for text in ANSWERS:
             rs = [r for r in rows if r["kind"] == "answer" and r["snr"] == snr and r["text"] == text]
             cells = [f"{sum(r[c] == 'right' for r in rs)} / {sum(r[c] == 'wrong' for r in rs)} of {len(rs)}"
@@ -155,7 +166,7 @@ def report(rows: list[dict[str, Any]], split: str, repeats: int, command: str, s
     lines += ["", "Party talk said into room A's microphone while its read-back waits "
               f"({len(SPLITS[split]['chatter'])} lines, each said once by each voice): lines that set off an answer "
               "(any command).", "", "| condition | lines | before | after |", "| --- | --- | --- | --- |"]
-    for snr in CONDITIONS:
+    for snr in conditions:
         rs = [r for r in rows if r["kind"] == "chatter" and r["snr"] == snr]
         cells = [f"{sum(r[c] == 'answer' for r in rs)} ({sum(r[c] != 'nothing' for r in rs)})"
                  for c in ("before", "after")]
@@ -168,7 +179,7 @@ def report(rows: list[dict[str, Any]], split: str, repeats: int, command: str, s
         lines += ["", "Other commands said while the read-back waits, each said "
                   f"{max(r['k'] for r in others) + 1} times by each voice: right / wrong of N (the first command "
                   "taken).", "", "| condition | line | before | after |", "| --- | --- | --- | --- |"]
-        for snr in CONDITIONS:
+        for snr in conditions:
             for text in OTHERS:
                 rs = [r for r in others if r["snr"] == snr and r["text"] == text]
                 cells = [f"{sum(r[c] == 'right' for r in rs)} / {sum(r[c] == 'wrong' for r in rs)} of {len(rs)}"
@@ -188,17 +199,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--other-repeats", type=int, default=2,
                         help="how many times each voice says each other command (OTHERS; 0: none)")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--second-opinion", action="store_true",
+                        help="the app's default recognizer: auto with Whisper's second opinion (default: pocketsphinx "
+                        "with the original model, as the read-back's second decode was chosen)")
+    parser.add_argument("--snrs", type=float, nargs="*", default=None, metavar="DB",
+                        help="babble SNRs, besides clean over hiss (default: 18 12)")
+    parser.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="with --second-opinion, a constant of moderator.adapters.asr_whisper (a Python literal)")
     parser.add_argument("--out", type=Path, default=None, help="also write the report here")
     args = parser.parse_args(argv)
     split = SPLITS[args.split]
-    jobs = [("answer", text, snr, voice, k) for snr in CONDITIONS for text in ANSWERS for voice in split["voices"]
+    conditions = CONDITIONS if args.snrs is None else (None, *args.snrs)
+    settings = tuple((name, ast.literal_eval(value)) for name, _, value in (s.partition("=") for s in args.set))
+    jobs = [("answer", text, snr, voice, k) for snr in conditions for text in ANSWERS for voice in split["voices"]
             for k in range(args.repeats)]
-    jobs += [("other", text, snr, voice, k) for snr in CONDITIONS for text in OTHERS for voice in split["voices"]
+    jobs += [("other", text, snr, voice, k) for snr in conditions for text in OTHERS for voice in split["voices"]
              for k in range(args.other_repeats)]
-    jobs += [("chatter", line, snr, voice, 0) for snr in CONDITIONS for line in split["chatter"]
+    jobs += [("chatter", line, snr, voice, 0) for snr in conditions for line in split["chatter"]
              for voice in split["voices"]]
     started = time.perf_counter()
-    with ProcessPoolExecutor(args.processes, initializer=_init, initargs=(split["babble_seed"],)) as pool:
+    with ProcessPoolExecutor(args.processes, initializer=_init,
+                             initargs=(split["babble_seed"], args.second_opinion, settings)) as pool:
         rows = list(pool.map(measure, jobs, chunksize=4))
     command = "python -m benchmarks.answers " + " ".join(argv if argv is not None else sys.argv[1:])
     text = report(rows, args.split, args.repeats, command.strip(), time.perf_counter() - started)

@@ -1383,3 +1383,20 @@ def test_a_weighed_command_that_nearly_clears_the_bars_is_offered_as_a_question(
     assert heard.text == "" and not both.weighed, "never a command by itself"
     assert heard.question == ("room a is ready" if asked else "")
     assert heard.guess == "room b is ready", "pocketsphinx's guess stands beside the question"
+
+
+@pytest.mark.parametrize(("after_silence", "answers_only", "taken"), [
+    (-2.58, True, True),  # the dev split's 6 dB "yes": 1.21 likelier against the audio than after silence
+    (-1.37 - W.ALONE_EVIDENCE + 0.05, True, False),  # the audio does not give it the evidence a command alone needs
+    (-2.58, False, False),  # the whole phase listened for: a short bare command needs Whisper sure of it
+])
+def test_an_answer_whisper_wrote_unsure_counts_where_only_an_answer_is_listened_for(
+        grammar: Any, after_silence: float, answers_only: bool, taken: bool) -> None:
+    """``ANSWER_UNSURE``: "Yes." written at certainty 0.27 (as in 6 dB babble) is the answer where the listener decodes
+    with "yes" and "no" alone (``Listener._answer``), if the audio gives it ``ALONE_EVIDENCE``."""
+    both = checked("", "Yes.", 0.27, grammar, likely={"Yes.": -1.37}, silent={"Yes.": after_silence})
+    if answers_only:
+        both.expect(grammar.as_prompted(["confirm"]), ROSTER, ["confirm"])
+    heard = both.recognize(np.zeros(16000, np.float32), 16000)
+    assert (heard.text == "yes") is taken
+    assert both.chosen == ("whisper" if taken else "stub")

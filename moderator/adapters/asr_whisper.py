@@ -119,6 +119,14 @@ talk and "What can I say." for 2.1 s, 0.3 and 0.4 likelier against the audio tha
 right commands that Whisper alone gave, in five conditions, had 1.1 or more ("How much time is left." 1.2, "Start the
 game." 1.5). Where it falls short, the weighing may still take a command, at its own bars."""
 
+ANSWER_UNSURE = True
+"""Whether Whisper's "Yes." or "No." counts at any certainty where only an answer is listened for (a read-back or a
+"did you say ...?" waits, and the utterance is decoded with "yes" and "no" alone: ``Listener._answer``), as long as
+the audio gives it ``ALONE_EVIDENCE``: it is short and carries nothing, so ``SHORT_SURE`` would ask a certainty of
+0.6 that a word said in loud babble does not reach. On the dev split at 6 dB, Whisper wrote "Yes." for the answer at
+certainty 0.27 and 0.22, 1.2 and 1.5 likelier against the audio than after silence, and neither recognizer took it
+(2026-11-30, docs/benchmarks/changes.md)."""
+
 SHORT_SURE = 0.6
 """The least certainty at which Whisper's writing of a short command that carries nothing (fewer than
 ``SHORT_COMMAND`` characters, no name, role, team or room: "pause", "repeat", "undo") gives the command alone, or
@@ -1251,6 +1259,10 @@ class SecondOpinion:
               and self.second.wrote_surely(other.text)):
             self.by_second = True
             return other
+        elif (ANSWER_UNSURE and self._answers_only() and (answer := other.text or other.guess)
+              and self.second.evidence(answer) >= ALONE_EVIDENCE):
+            self.by_second = True
+            return Transcript(answer, other.confidence)
         elif not self.weigh:
             return heard
         weighed = self.second.weigh([heard.text, heard.guess])
@@ -1259,6 +1271,11 @@ class SecondOpinion:
             return replace(kept, question=weighed.question) if weighed.question else kept
         self.by_second = self.weighed = True
         return weighed
+
+    def _answers_only(self) -> bool:
+        """Whether only an answer is listened for: "yes" or "no" to a read-back or a question, decoded alone
+        (``Listener._answer``)."""
+        return self._expected[2:] == (("confirm",),)
 
     def _checked(self, heard: Transcript, other: Transcript) -> Transcript:
         """pocketsphinx's command, as Whisper heard the same utterance: kept when Whisper heard the same command
