@@ -55,8 +55,9 @@ def add_recognizer_options(p: argparse.ArgumentParser, *, read_back: bool = True
     p.add_argument("--questions", choices=("on", "off"), default="on",
                    help="on (the default): where Whisper's second opinion nearly heard a command, but not surely "
                    "enough to act on it, ask \"Did you say: ...?\" in that room and act on a 'yes' (not in the "
-                   "reveal). In 12 dB babble 8 more test commands of 150 can get through so, and 12 of 150 at 6 dB; "
-                   "party talk was asked about about once an hour (docs/benchmarks/changes.md). off: never ask")
+                   "reveal). Answered in the same babble, 7 more test commands of 150 got through so at 12 dB, and "
+                   "8 at 6 dB; party talk was asked about about once an hour (docs/benchmarks/changes.md). off: never "
+                   "ask")
 
 
 def resolve_second_opinion(choice: str | None) -> str | None:
