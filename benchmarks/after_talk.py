@@ -109,7 +109,11 @@ def to_original(rule: str, utterance: dict[str, Any]) -> bool:
 # -- workers -----------------------------------------------------------------------------------------------------
 
 
-def _init(sentences: Sequence[str]) -> None:
+#: The talkers before each command: the dev voices and the dev MBROLA speaker (``voices.DEV_RECORDED``).
+TALKERS = tuple(sorted(set(V.DEV_VOICES) | set(V.DEV_RECORDED)))
+
+
+def _init(sentences: Sequence[str], talkers: Sequence[str] = TALKERS) -> None:
     from benchmarks.corpus import basic_grammar
     from benchmarks.human_dev import sentence_decoders
     from benchmarks.long_false_accepts import chatter_lines
@@ -123,7 +127,7 @@ def _init(sentences: Sequence[str]) -> None:
         def model_for(self, samples: np.ndarray, rate: int) -> PocketsphinxRecognizer:
             return self.loud
 
-    W.update(grammar=basic_grammar(), talkers=sorted(set(V.DEV_VOICES) | set(V.DEV_RECORDED)),
+    W.update(grammar=basic_grammar(), talkers=list(talkers),
              lines=[*V.DEV_CHATTER, *chatter_lines(V.DEV_ROSTER, count=60, seed=V.DEV_SEED)[0]],
              commands={"original": PocketsphinxRecognizer(acoustic_model("default")),
                        "party": Party(PocketsphinxRecognizer(acoustic_model("default")),
@@ -205,13 +209,14 @@ def items(limit: int, every: int) -> list[dict[str, Any]]:
     return out
 
 
-def measure(todo: Sequence[dict[str, Any]], processes: int = 2, log: Callable[[str], None] = print
-            ) -> list[dict[str, Any]]:
+def measure(todo: Sequence[dict[str, Any]], processes: int = 2, log: Callable[[str], None] = print,
+            talkers: Sequence[str] = TALKERS) -> list[dict[str, Any]]:
+    """Each command of ``todo`` in every condition (``CONDS``), ``talkers`` talking before it."""
     sentences = sorted({it["sentence"] for it in todo if "sentence" in it})
     jobs = [(k, dict(it), c) for k, it in enumerate(todo) for c in range(len(CONDS))]
     started = time.perf_counter()
     out = []
-    with ProcessPoolExecutor(processes, initializer=_init, initargs=(sentences,)) as pool:
+    with ProcessPoolExecutor(processes, initializer=_init, initargs=(sentences, tuple(talkers))) as pool:
         for n, row in enumerate(pool.map(_hear, jobs, chunksize=4), 1):
             out.append(row)
             if n % 100 == 0 or n == len(jobs):
