@@ -223,15 +223,13 @@ def answered(rec: Any, grammar: Grammar, item: Item, index: int, question: str, 
     the noise of its own, after ``ANSWER_AFTER`` seconds of the room; the listener hears it as in a game
     (``Listener._answer``: the phase's grammar, then "yes" and "no" alone). Returns the answer said ("" where the
     listener asks nothing) and the first command the listener acted on (None: none), whatever it was."""
-    from benchmarks.answers import Batch
+    from benchmarks.answers import Batch, feed_room_a, room_a_listener
     from benchmarks.phases import phase_engine
-    from moderator.audio.endpoint import Endpointer, webrtc_classifier
-    from moderator.loop import Listener
-    from moderator.voice_input import CHUNK, asks_for
+    from moderator.voice_input import asks_for
 
     # The gambler's prediction has no benchmark phase: it is said in the reveal's, where nothing is asked.
     engine = phase_engine(_phase_of(tuple(item.roster)).get(item.intent, "reveal"), item.roster, grammar)
-    listener = Listener(engine, Batch(rec), mics=("A",), new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    listener = room_a_listener(engine, Batch(rec))
     acted: list[Parsed] = []
     listener._act = lambda mic, parsed: acted.append(parsed) is None  # type: ignore[method-assign]
     asked, said = grammar.parse(question, list(item.roster)), grammar.parse(item.text, list(item.roster))
@@ -239,12 +237,7 @@ def answered(rec: Any, grammar: Grammar, item: Item, index: int, question: str, 
     if not listener._ask("A", question, 0.0):
         return "", None
     signal, tail = listen(ANSWER_SEED + index, V.say(reply, item.voice), cond, beds, seed, before=ANSWER_AFTER)
-    words_end = len(signal) / RATE - TAIL
-    stream, step = np.concatenate([signal, tail]), round(CHUNK * RATE)
-    for i in range(0, len(stream), step):
-        closed = listener.feed("A", stream[i : i + step], RATE, i / RATE)
-        if acted or (closed and i / RATE > words_end):
-            break
+    feed_room_a(listener, np.concatenate([signal, tail]), len(signal) / RATE - TAIL, done=lambda: bool(acted))
     return reply, acted[0] if acted else None
 
 
@@ -262,6 +255,11 @@ def recognizers(models: dict[str, Path | None]) -> dict[str, Any]:
         return pocketsphinx_recognizer(AUTO) if path == AUTO_PATH else PocketsphinxRecognizer(path)
 
     return {name: make(path) for name, path in models.items()}
+
+
+def _says(parsed: object, item: Item) -> bool:
+    """Whether ``parsed`` (a parse, or a grammar's refusal) is ``item``'s command: its intent and every slot."""
+    return isinstance(parsed, Parsed) and (parsed.intent, parsed.slots) == (item.intent, item.slots)
 
 
 def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[Cond], beds: dict[str, np.ndarray],
@@ -290,9 +288,8 @@ def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[
                 asked: list[str] = []
                 parses, texts, conf, _ = _hear(rec, grammar, item.roster, signal, tail, asked=asked)
                 cpu = time.process_time() - t
-                right = len(parses) == 1 and parses[0].intent == item.intent and parses[0].slots == item.slots
-                meant = [isinstance(p := grammar.parse(q, list(item.roster)), Parsed) and p.intent == item.intent
-                         and p.slots == item.slots for q in asked]
+                right = len(parses) == 1 and _says(parses[0], item)
+                meant = [_says(grammar.parse(q, list(item.roster)), item) for q in asked]
                 outcome = "right" if right else ("wrong" if parses else "missed")
                 # A command missed but asked about is answered, and heard, as in a game (the last question asked:
                 # each replaces the one before).
@@ -303,7 +300,7 @@ def evaluate(models: dict[str, Path | None], items: list[Item], conds: Sequence[
                              "outcome": outcome, "asked": asked, "asked_right": meant, "reply": reply,
                              "acted": "" if acted is None else acted.text,
                              "answered": outcome if not reply else "missed" if acted is None else (
-                                 "right" if (acted.intent, acted.slots) == (item.intent, item.slots) else "wrong"),
+                                 "right" if _says(acted, item) else "wrong"),
                              "cpu": round(cpu, 3), "seconds": len(speech) / RATE})
                 if sink is not None:
                     with open(sink, "a") as fh:

@@ -21,10 +21,10 @@ dev chatter); *test* is held out: flite's held-out voices and the suite's espeak
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -102,25 +102,36 @@ def _signal(text: str, voice: str, snr: float | None, rng: np.random.Generator) 
 
 def _commands(signal: np.ndarray, said_end: float, second: bool) -> list[tuple[str, dict[str, Any]]]:
     """The commands a listener in room A's read-back takes from ``signal`` (``second``: with ``Listener._answer``)."""
-    from moderator.loop import Listener
-
     roster = ROSTERS[0]
     engine = phase_engine("hostages", roster, W["grammar"])
     engine.read_back = "always"
     room = engine.state.rooms["A"]
     engine.handle_text("hostages " + next(p for p in room.members if p != room.leader), "A")
     assert room.pending, "the benchmark game did not read its hostage choice back"
-    listener = Listener(engine, W["recognizer"], mics=("A",), new_endpointer=lambda: Endpointer(webrtc_classifier()))
+    listener = room_a_listener(engine, W["recognizer"])
     if not second:
         listener._read_back_waits = lambda mic: False  # type: ignore[method-assign]
     taken: list[tuple[str, dict[str, Any]]] = []
     engine.subscribe(lambda e: taken.append((e["intent"], e["slots"])) if e["type"] == "command" else None)
+    feed_room_a(listener, signal, said_end)
+    return taken
+
+
+def room_a_listener(engine: Any, recognizer: Any) -> Any:
+    """The game's own ``Listener`` on ``engine``, with one microphone, room A's, and the game's endpointer."""
+    from moderator.loop import Listener
+
+    return Listener(engine, recognizer, mics=("A",), new_endpointer=lambda: Endpointer(webrtc_classifier()))
+
+
+def feed_room_a(listener: Any, signal: np.ndarray, said_end: float, done: Callable[[], bool] = lambda: False) -> None:
+    """``signal`` fed to ``listener``'s room A microphone ``CHUNK`` seconds at a time, as a microphone delivers it,
+    until an utterance closes after ``said_end`` (seconds: the line's words are over) or ``done()``."""
     step = round(CHUNK * RATE)
     for i in range(0, len(signal), step):
         closed = listener.feed("A", signal[i : i + step], RATE, i / RATE)
-        if closed and i / RATE > said_end:
+        if done() or (closed and i / RATE > said_end):
             break
-    return taken
 
 
 def measure(job: tuple[str, str, float | None, str, int]) -> dict[str, Any]:
@@ -192,6 +203,8 @@ def report(rows: list[dict[str, Any]], split: str, repeats: int, command: str, s
 
 
 def main(argv: list[str] | None = None) -> int:
+    from benchmarks.replay import whisper_settings
+
     parser = argparse.ArgumentParser(prog="python -m benchmarks.answers", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", choices=sorted(SPLITS), default="test")
@@ -210,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     split = SPLITS[args.split]
     conditions = CONDITIONS if args.snrs is None else (None, *args.snrs)
-    settings = tuple((name, ast.literal_eval(value)) for name, _, value in (s.partition("=") for s in args.set))
+    settings = tuple(whisper_settings(parser, args.set))
     jobs = [("answer", text, snr, voice, k) for snr in conditions for text in ANSWERS for voice in split["voices"]
             for k in range(args.repeats)]
     jobs += [("other", text, snr, voice, k) for snr in conditions for text in OTHERS for voice in split["voices"]

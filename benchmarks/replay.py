@@ -249,6 +249,20 @@ def _print_answered(rows: list[dict[str, Any]], before: list[dict[str, Any]] | N
               " taken as another command)")
 
 
+def whisper_settings(parser: argparse.ArgumentParser, settings: Sequence[str]) -> list[tuple[str, Any]]:
+    """``--set NAME=VALUE ...``: each a constant of ``moderator.adapters.asr_whisper`` and its value (a Python
+    literal); a name it does not have is the parser's error."""
+    from moderator.adapters import asr_whisper
+
+    out = []
+    for setting in settings:
+        name, _, value = setting.partition("=")
+        if not hasattr(asr_whisper, name):
+            parser.error(f"moderator.adapters.asr_whisper has no {name}")
+        out.append((name, ast.literal_eval(value)))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.replay", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -284,11 +298,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from moderator.adapters import asr_whisper
 
-    for setting in args.set:
-        name, _, value = setting.partition("=")
-        if not hasattr(asr_whisper, name):
-            parser.error(f"moderator.adapters.asr_whisper has no {name}")
-        setattr(asr_whisper, name, ast.literal_eval(value))
+    for name, value in whisper_settings(parser, args.set):
+        setattr(asr_whisper, name, value)
     recording = json.loads(args.file.read_text())
     oracle: list[Oracle] | None = [] if args.oracle else None
     rows = _run(None, recording["book"], recording["split"], recording["commands"], recording["groups"],
